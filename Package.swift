@@ -1,0 +1,43 @@
+// swift-tools-version: 6.2
+// BareBLE: a Bluetooth Low Energy host stack for Linux. One module per protocol layer;
+// dependencies point down only (see specs/architecture.md).
+import PackageDescription
+
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+let package = Package(
+    name: "BareBLE",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "BluetoothCore", targets: ["BluetoothCore"]),
+        .library(name: "HCITransport", targets: ["HCITransport"]),
+        .library(name: "HCI", targets: ["HCI"]),
+        .executable(name: "bareble-central", targets: ["bareble-central"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .target(name: "BluetoothCore", swiftSettings: strict),
+        // libbluetooth-dev's headers plus static inline shims for the macros Swift cannot
+        // import. Header-only: nothing links against libbluetooth.
+        .systemLibrary(
+            name: "CBluetooth",
+            providers: [.apt(["libbluetooth-dev"])]
+        ),
+        .target(name: "HCITransport", dependencies: ["BluetoothCore", "CBluetooth"], swiftSettings: strict),
+        .target(name: "HCI", dependencies: ["BluetoothCore", "HCITransport"], swiftSettings: strict),
+        .executableTarget(
+            name: "bareble-central",
+            dependencies: ["HCI", "HCITransport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "tools/bareble-central",
+            swiftSettings: strict
+        ),
+        // Shared by the test targets only: seeded random input, the virtual radio's harness.
+        .target(name: "TestSupport", dependencies: ["HCITransport"], path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "BluetoothCoreTests", dependencies: ["BluetoothCore", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "HCITests", dependencies: ["HCI", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "HCITransportTests", dependencies: ["HCITransport", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["HCI", "HCITransport", "TestSupport"], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,42 @@
+/// Hexadecimal text for bytes, as tools print and accept it.
+public enum Hex {
+    private static let digits = Array("0123456789ABCDEF".utf8)
+
+    /// "0A1B2C" (or "0A 1B 2C" with a separator).
+    public static func string<C: Collection>(_ bytes: C, separator: String = "") -> String where C.Element == UInt8 {
+        var out = ""
+        out.reserveCapacity(bytes.count * (2 + separator.utf8.count))
+        for (index, byte) in bytes.enumerated() {
+            if index > 0 { out += separator }
+            out.unicodeScalars.append(Unicode.Scalar(digits[Int(byte >> 4)]))
+            out.unicodeScalars.append(Unicode.Scalar(digits[Int(byte & 0x0F)]))
+        }
+        return out
+    }
+
+    /// Parses hex digits, ignoring spaces, colons, dashes and an optional "0x" prefix.
+    /// Returns nil for an odd number of digits or a non-hex character.
+    public static func bytes(_ text: String) -> [UInt8]? {
+        var body = Substring(text)
+        if body.hasPrefix("0x") || body.hasPrefix("0X") { body = body.dropFirst(2) }
+        var out: [UInt8] = []
+        var high: UInt8?
+        for scalar in body.unicodeScalars {
+            let nibble: UInt8
+            switch scalar {
+            case "0"..."9": nibble = UInt8(scalar.value - 48)
+            case "a"..."f": nibble = UInt8(scalar.value - 87)
+            case "A"..."F": nibble = UInt8(scalar.value - 55)
+            case " ", ":", "-", "\n", "\t": continue
+            default: return nil
+            }
+            if let h = high {
+                out.append(h << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        return high == nil ? out : nil
+    }
+}

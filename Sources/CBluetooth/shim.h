@@ -1,0 +1,41 @@
+#ifndef BAREBLE_CBLUETOOTH_SHIM_H
+#define BAREBLE_CBLUETOOTH_SHIM_H
+
+/* libbluetooth-dev's kernel ABI headers, plus static inline wrappers for the function-like
+   macros and constants Swift cannot import. Nothing here links against libbluetooth. */
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <bluetooth/bluetooth.h>
+#include <bluetooth/hci.h>
+#include <bluetooth/l2cap.h>
+
+static inline unsigned long bareble_HCIDEVUP(void) { return HCIDEVUP; }
+static inline unsigned long bareble_HCIDEVDOWN(void) { return HCIDEVDOWN; }
+static inline unsigned long bareble_HCIDEVRESET(void) { return HCIDEVRESET; }
+static inline unsigned long bareble_HCIGETDEVLIST(void) { return HCIGETDEVLIST; }
+static inline unsigned long bareble_HCIGETDEVINFO(void) { return HCIGETDEVINFO; }
+
+static inline int bareble_ioctl_int(int fd, unsigned long request, int value) {
+    return ioctl(fd, request, value);
+}
+static inline int bareble_ioctl_ptr(int fd, unsigned long request, void *argument) {
+    return ioctl(fd, request, argument);
+}
+
+/* HCI_CHANNEL_* and the HCI filter helpers are macros or inline functions in hci.h. */
+static inline unsigned short bareble_HCI_CHANNEL_RAW(void) { return HCI_CHANNEL_RAW; }
+static inline unsigned short bareble_HCI_CHANNEL_USER(void) { return HCI_CHANNEL_USER; }
+static inline unsigned short bareble_HCI_CHANNEL_MONITOR(void) { return HCI_CHANNEL_MONITOR; }
+static inline unsigned short bareble_HCI_CHANNEL_CONTROL(void) { return HCI_CHANNEL_CONTROL; }
+static inline unsigned short bareble_HCI_DEV_NONE(void) { return HCI_DEV_NONE; }
+
+static inline void bareble_hci_filter_clear(struct hci_filter *filter) { hci_filter_clear(filter); }
+static inline void bareble_hci_filter_all_ptypes(struct hci_filter *filter) { hci_filter_all_ptypes(filter); }
+static inline void bareble_hci_filter_all_events(struct hci_filter *filter) { hci_filter_all_events(filter); }
+static inline void bareble_hci_filter_set_ptype(int type, struct hci_filter *filter) { hci_filter_set_ptype(type, filter); }
+static inline void bareble_hci_filter_set_event(int event, struct hci_filter *filter) { hci_filter_set_event(event, filter); }
+static inline void bareble_hci_filter_set_opcode(int opcode, struct hci_filter *filter) { hci_filter_set_opcode(opcode, filter); }
+
+static inline int bareble_hci_test_bit(int bit, const void *addr) { return hci_test_bit(bit, addr); }
+
+#endif

@@ -1,0 +1,23 @@
+/// A byte pipe to one controller: H4 over TCP or a UART, or a Linux HCI socket.
+///
+/// A transport owns one reader thread. Packets from the controller are handed to the
+/// `receive` closure on that thread, in order, synchronously: the layer above decides what
+/// to do with them (the lowest-latency scan path runs right there). `send` may be called
+/// from any thread.
+public protocol HCITransport: AnyObject, Sendable {
+    /// The spec string this transport was opened from, e.g. "tcp:127.0.0.1:4000".
+    var name: String { get }
+
+    /// Starts reading. `receive` gets every packet from the controller; `closed` is called
+    /// once, when the stream ends (nil) or fails, after which `receive` is not called again.
+    func start(
+        receive: @escaping @Sendable (HCIPacket) -> Void,
+        closed: @escaping @Sendable (TransportError?) -> Void
+    ) throws(TransportError)
+
+    /// Writes one packet to the controller.
+    func send(_ packet: HCIPacket) throws(TransportError)
+
+    /// Stops the reader thread and closes the descriptor. Idempotent.
+    func close()
+}

@@ -1,0 +1,43 @@
+import BluetoothCore
+import Testing
+
+@Suite struct UUIDTests {
+    @Test func shortFormsExpandOverTheBaseUUID() throws {
+        let heartRate = BluetoothUUID(UInt16(0x180D))
+        #expect(heartRate.uuidString128 == "0000180D-0000-1000-8000-00805F9B34FB")
+        #expect(heartRate.description == "180D")
+        #expect(BluetoothUUID("180d") == heartRate)
+        #expect(BluetoothUUID("0000180D-0000-1000-8000-00805F9B34FB") == heartRate)
+        #expect(BluetoothUUID("0000180D-0000-1000-8000-00805F9B34FB")?.description == "180D")
+        #expect(heartRate.littleEndianBytes == [0x0D, 0x18])
+    }
+
+    @Test func thirtyTwoBitForm() throws {
+        let uuid = try #require(BluetoothUUID("1234ABCD"))
+        #expect(uuid.byteWidth == 4)
+        #expect(uuid.description == "1234ABCD")
+        #expect(uuid.littleEndianBytes == [0xCD, 0xAB, 0x34, 0x12])
+        #expect(try BluetoothUUID(littleEndian: [0xCD, 0xAB, 0x34, 0x12]) == uuid)
+    }
+
+    @Test func fullForm() throws {
+        let ancs = try #require(BluetoothUUID("7905F431-B5CE-4E99-A40F-4B1E122D00D0"))
+        #expect(ancs.byteWidth == 16)
+        #expect(ancs.description == "7905F431-B5CE-4E99-A40F-4B1E122D00D0")
+        let wire = ancs.littleEndianBytes
+        #expect(wire.first == 0xD0 && wire.last == 0x79)
+        #expect(try BluetoothUUID(littleEndian: wire) == ancs)
+        #expect(BluetoothUUID("7905f431b5ce4e99a40f4b1e122d00d0") == ancs)
+    }
+
+    @Test(arguments: ["", "18", "180DX", "12345", "7905F431-B5CE-4E99-A40F4B1E-122D00D0", "GGGG"])
+    func rejectsMalformedText(_ text: String) {
+        #expect(BluetoothUUID(text) == nil)
+    }
+
+    @Test func rejectsWrongWireLengths() {
+        for count in [0, 1, 3, 5, 15, 17] {
+            #expect(throws: DecodeError.self) { try BluetoothUUID(littleEndian: Array(repeating: 0, count: count)) }
+        }
+    }
+}

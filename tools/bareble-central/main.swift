@@ -1,0 +1,2 @@
+// Placeholder: the info command lands with the controller driver.
+print("bareble-central")
