@@ -1,0 +1,149 @@
+import BluetoothCore
+
+extension HCIController {
+    /// Resets the controller and learns what it is (Core Vol 4 Part E 4 and Vol 6 Part D 2.1):
+    /// Reset, Read Local Version Information, Read Local Supported Commands and Features,
+    /// LE Read Local Supported Features, Read BD_ADDR, buffer sizes (LE Read Buffer Size v2,
+    /// then v1, then the shared Read Buffer Size), Set Event Mask, LE Set Event Mask with
+    /// only the bits the controller can honour, and the LE limits the layers above need.
+    @discardableResult
+    public func powerOn() async throws(HCIError) -> ControllerInfo {
+        publish(.bringingUp)
+        do {
+            let info = try await bringUp()
+            store(info: info)
+            publish(.ready(info))
+            return info
+        } catch {
+            publish(.failed(error))
+            throw error
+        }
+    }
+
+    private func bringUp() async throws(HCIError) -> ControllerInfo {
+        resetFlowControl(aclBuffers: 0)
+        try await send(Reset())
+        let version = try await send(ReadLocalVersionInformation())
+        let commands = try await send(ReadLocalSupportedCommands()).commands
+        let lmpFeatures = try await send(ReadLocalSupportedFeatures()).features
+        guard lmpFeatures.contains(.leSupportedController) else {
+            throw .unsupported("Bluetooth Low Energy (LMP feature 'LE Supported (Controller)' is clear)")
+        }
+        let leFeatures = try await send(LEReadLocalSupportedFeatures()).features
+        let address = try await send(ReadBDADDR()).address
+
+        // A dual-mode controller keeps LE host support off until the host says otherwise.
+        if !lmpFeatures.contains(.brEdrNotSupported), commands.supports(WriteLEHostSupported.self) {
+            try await send(WriteLEHostSupported(leSupportedHost: true))
+        }
+
+        let (aclBuffer, isoBuffer) = try await readBufferSizes(commands)
+        resetFlowControl(aclBuffers: aclBuffer.packetCount)
+
+        let eventMask = Self.eventMask(for: commands)
+        try await send(SetEventMask(mask: eventMask.rawValue))
+        let leEventMask = Self.leEventMask(version: version.hciVersion, commands: commands, features: leFeatures)
+        try await send(LESetEventMask(mask: leEventMask.rawValue))
+
+        var info = ControllerInfo(
+            address: address, version: version, supportedCommands: commands,
+            lmpFeatures: lmpFeatures, leFeatures: leFeatures,
+            aclBuffer: aclBuffer, isoBuffer: isoBuffer,
+            eventMask: eventMask, leEventMask: leEventMask
+        )
+        if commands.supports(LEReadMaximumDataLength.self) {
+            info.maximumDataLength = try await send(LEReadMaximumDataLength())
+        }
+        if commands.supports(LEReadNumberOfSupportedAdvertisingSets.self) {
+            info.numberOfAdvertisingSets = try await send(LEReadNumberOfSupportedAdvertisingSets()).numberOfSupportedAdvertisingSets
+        }
+        if commands.supports(LEReadMaximumAdvertisingDataLength.self) {
+            info.maximumAdvertisingDataLength = try await send(LEReadMaximumAdvertisingDataLength()).maximumAdvertisingDataLength
+        }
+        if commands.supports(LEReadFilterAcceptListSize.self) {
+            info.filterAcceptListSize = try await send(LEReadFilterAcceptListSize()).filterAcceptListSize
+        }
+        if commands.supports(LEReadResolvingListSize.self) {
+            info.resolvingListSize = try await send(LEReadResolvingListSize()).resolvingListSize
+        }
+        if commands.supports(LEReadSupportedStates.self) {
+            info.supportedStates = try await send(LEReadSupportedStates()).states
+        }
+        return info
+    }
+
+    /// LE buffers when the controller has them; a controller that reports zero LE buffers
+    /// shares its BR/EDR buffers with LE (Core Vol 4 Part E 7.8.2).
+    private func readBufferSizes(_ commands: SupportedCommands) async throws(HCIError) -> (acl: ControllerInfo.BufferSize, iso: ControllerInfo.BufferSize) {
+        var acl = ControllerInfo.BufferSize(packetLength: 0, packetCount: 0, source: "none")
+        var iso = ControllerInfo.BufferSize(packetLength: 0, packetCount: 0, source: "none")
+        if commands.supports(LEReadBufferSizeV2.self) {
+            let sizes = try await send(LEReadBufferSizeV2())
+            acl = .init(packetLength: Int(sizes.leACLDataPacketLength), packetCount: Int(sizes.totalLEACLDataPackets), source: LEReadBufferSizeV2.name)
+            iso = .init(packetLength: Int(sizes.isoDataPacketLength), packetCount: Int(sizes.totalISODataPackets), source: LEReadBufferSizeV2.name)
+        } else {
+            let sizes = try await send(LEReadBufferSizeV1())
+            acl = .init(packetLength: Int(sizes.leACLDataPacketLength), packetCount: Int(sizes.totalLEACLDataPackets), source: LEReadBufferSizeV1.name)
+        }
+        if acl.packetLength == 0 || acl.packetCount == 0 {
+            let shared = try await send(ReadBufferSize())
+            acl = .init(packetLength: Int(shared.aclDataPacketLength), packetCount: Int(shared.totalACLDataPackets), source: ReadBufferSize.name + " (shared with BR/EDR)")
+        }
+        guard acl.packetLength > 0, acl.packetCount > 0 else {
+            throw .unsupported("ACL data (the controller reports no ACL buffers)")
+        }
+        return (acl, iso)
+    }
+
+    /// The events an LE host handles; everything else stays masked so it costs nothing.
+    static func eventMask(for commands: SupportedCommands) -> EventMask {
+        var mask: EventMask = [.disconnectionComplete, .encryptionChangeV1, .hardwareError, .dataBufferOverflow, .encryptionKeyRefreshComplete, .leMeta]
+        if commands.supports(ReadRemoteVersionInformation.self) { mask.insert(.readRemoteVersionInformationComplete) }
+        return mask
+    }
+
+    /// One bit per LE subevent, set only when the controller can produce it: a feature or a
+    /// supported command shows it, so no bit asks for something the controller lacks.
+    static func leEventMask(version: UInt8, commands: SupportedCommands, features: LEFeatures) -> LEEventMask {
+        var mask: LEEventMask = [.connectionComplete, .advertisingReport, .connectionUpdateComplete]
+        if commands.supports(LEReadRemoteFeatures.self) { mask.insert(.readRemoteFeaturesComplete) }
+        if features.contains(.leEncryption) { mask.insert(.longTermKeyRequest) }
+        if features.contains(.leDataPacketLengthExtension) { mask.insert(.dataLengthChange) }
+        if features.contains(.llPrivacy) {
+            mask.insert(.directedAdvertisingReport)
+        }
+        if features.contains(.llPrivacy) || features.contains(.leExtendedAdvertising) {
+            // Replaces LE Connection Complete and carries the resolvable addresses.
+            mask.insert(.enhancedConnectionCompleteV1)
+        }
+        if features.contains(.le2MPHY) || features.contains(.leCodedPHY) { mask.insert(.phyUpdateComplete) }
+        if features.contains(.leExtendedAdvertising) {
+            mask.formUnion([.extendedAdvertisingReport, .scanTimeout, .advertisingSetTerminated, .scanRequestReceived])
+            // v2 (Core 5.4) adds the advertising handle of the set that was connected to.
+            if version >= 0x0D { mask.insert(.enhancedConnectionCompleteV2) }
+        }
+        if features.contains(.channelSelectionAlgorithm2) { mask.insert(.channelSelectionAlgorithm) }
+        return mask
+    }
+
+    /// Hardware Error: report it (subscribers already saw the event), fail what was pending,
+    /// then reset and bring the controller up again (Core Vol 4 Part E 7.7.16 leaves recovery
+    /// to the host).
+    func recover(fromHardwareError code: UInt8) {
+        let pending = state.withLock { state in
+            let commands = state.waiting + state.inFlight
+            state.waiting = []
+            state.inFlight = []
+            state.commandCredits = 1
+            return commands
+        }
+        for command in pending {
+            command.timer?.cancel()
+            command.continuation.resume(returning: .failure(.hardwareError(code: code)))
+        }
+        publish(.recovering(hardwareCode: code))
+        Task { [weak self] in
+            _ = try? await self?.powerOn()
+        }
+    }
+}

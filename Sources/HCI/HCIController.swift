@@ -1,0 +1,418 @@
+import BluetoothCore
+import HCITransport
+import Synchronization
+
+/// The controller driver: the one place that owns the state of one controller.
+///
+/// - Commands go out no faster than the controller's Num_HCI_Command_Packets allows; each
+///   Command Complete/Status is matched to the oldest outstanding command with its opcode;
+///   every command has a deadline that ends in ``HCIError/commandTimedOut(_:milliseconds:)``.
+/// - Events are decoded on the transport's reader thread and handed, synchronously and in
+///   order, to every subscriber. Bytes that do not decode are counted and dropped, never
+///   allowed to stop the stack.
+/// - ACL credits follow LE Read Buffer Size and Number Of Completed Packets.
+/// - A Hardware Error event is reported, then the controller is reset and brought up again.
+public final class HCIController: Sendable {
+    public typealias EventHandler = @Sendable (HCIEvent) -> Void
+    public typealias ACLHandler = @Sendable (ACLDataPacket) -> Void
+
+    /// Default deadline for one command. Controllers answer in microseconds to a few
+    /// milliseconds; Reset on some UART chips takes a few hundred.
+    public static let defaultCommandTimeout: Duration = .seconds(5)
+
+    public let transport: any HCITransport
+    let state = Mutex(State())
+
+    struct PendingCommand: Sendable {
+        let id: UInt64
+        let opcode: HCIOpcode
+        let packet: HCIPacket
+        let completesWithStatus: Bool
+        let continuation: CheckedContinuation<Result<[UInt8], HCIError>, Never>
+        var timer: Task<Void, Never>?
+    }
+
+    struct State: Sendable {
+        var nextID: UInt64 = 1
+        var commandCredits = 1
+        var waiting: [PendingCommand] = []
+        var inFlight: [PendingCommand] = []
+        var eventHandlers: [UInt64: EventHandler] = [:]
+        var aclHandler: ACLHandler?
+        var aclFlow = ACLFlowControl(total: 0)
+        var aclWaiters: [(id: UInt64, handle: UInt16, continuation: CheckedContinuation<Result<Void, HCIError>, Never>)] = []
+        var statusContinuations: [UInt64: AsyncStream<ControllerStatus>.Continuation] = [:]
+        var status: ControllerStatus = .off
+        var info: ControllerInfo?
+        var closedError: HCIError?
+        var statistics = Statistics()
+    }
+
+    /// Counters of what the driver dropped or did not expect; a healthy link shows zeros.
+    public struct Statistics: Sendable, Equatable {
+        public var malformedEvents = 0
+        public var malformedACLPackets = 0
+        public var unmatchedCommandCompletes = 0
+        public var commandTimeouts = 0
+        public var hardwareErrors = 0
+    }
+
+    public init(transport: any HCITransport) {
+        self.transport = transport
+    }
+
+    /// Starts reading from the transport. Call once, before ``powerOn()``.
+    public func start() throws(TransportError) {
+        try transport.start(
+            receive: { [weak self] packet in self?.receive(packet) },
+            closed: { [weak self] error in self?.transportClosed(error) }
+        )
+    }
+
+    /// Closes the transport; pending commands fail with ``HCIError/transportClosed(_:)``.
+    public func close() {
+        transport.close()
+        transportClosed(nil)
+    }
+
+    public var info: ControllerInfo? { state.withLock { $0.info } }
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+    public var currentStatus: ControllerStatus { state.withLock { $0.status } }
+
+    // MARK: Commands
+
+    /// Sends a command and returns its decoded return parameters, or throws when the
+    /// controller answers with an error status, answers garbage, or does not answer in time.
+    @discardableResult
+    public func send<Command: HCICommand>(
+        _ command: Command,
+        timeout: Duration = HCIController.defaultCommandTimeout
+    ) async throws(HCIError) -> Command.ReturnParameters {
+        let opcode = Command.opcode
+        let answer = try await sendPacket(
+            HCIPacket(.command, command.encode()),
+            opcode: opcode,
+            completesWithStatus: Command.completesWithStatus,
+            timeout: timeout
+        )
+        var reader = ByteReader(answer)
+        do {
+            let status = HCIErrorCode(rawValue: try reader.readUInt8())
+            guard status == .success else { throw HCIError.commandFailed(opcode, status) }
+            if Command.completesWithStatus { return try Command.ReturnParameters(decoding: &reader) }
+            let parameters = try Command.ReturnParameters(decoding: &reader)
+            try reader.expectEnd()
+            return parameters
+        } catch let error as DecodeError {
+            throw .malformedReturnParameters(opcode, error)
+        } catch let error as HCIError {
+            throw error
+        } catch {
+            throw .malformedReturnParameters(opcode, .invalidValue(field: "return parameters", value: 0))
+        }
+    }
+
+    /// Sends an already encoded command packet; returns the Command Complete's return
+    /// parameters (status first), or the status alone for commands that complete with
+    /// Command Status. For tools that send commands BareBLE has no type for.
+    public func sendPacket(
+        _ packet: HCIPacket,
+        opcode: HCIOpcode,
+        completesWithStatus: Bool,
+        timeout: Duration = HCIController.defaultCommandTimeout
+    ) async throws(HCIError) -> [UInt8] {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[UInt8], HCIError>, Never>) in
+            let failure: HCIError? = state.withLock { state in
+                if let error = state.closedError { return error }
+                let id = state.nextID
+                state.nextID += 1
+                var pending = PendingCommand(
+                    id: id, opcode: opcode, packet: packet,
+                    completesWithStatus: completesWithStatus, continuation: continuation
+                )
+                pending.timer = Task { [weak self] in
+                    // A deadline, not a poll: cancelled as soon as the answer arrives.
+                    do { try await Task.sleep(for: timeout) } catch { return }
+                    self?.expire(id: id, opcode: opcode, timeout: timeout)
+                }
+                state.waiting.append(pending)
+                pumpCommands(&state)
+                return nil
+            }
+            if let failure { continuation.resume(returning: .failure(failure)) }
+        }
+        return try result.get()
+    }
+
+    /// Sends queued commands while the controller has room. Runs under the lock so that
+    /// commands reach the wire in the order they were queued.
+    private func pumpCommands(_ state: inout State) {
+        while state.commandCredits > 0, !state.waiting.isEmpty {
+            var pending = state.waiting.removeFirst()
+            do {
+                try transport.send(pending.packet)
+                state.commandCredits -= 1
+                state.inFlight.append(pending)
+            } catch {
+                pending.timer?.cancel()
+                pending.timer = nil
+                pending.continuation.resume(returning: .failure(.transportClosed(error)))
+            }
+        }
+    }
+
+    private func expire(id: UInt64, opcode: HCIOpcode, timeout: Duration) {
+        let expired: PendingCommand? = state.withLock { state in
+            if let index = state.waiting.firstIndex(where: { $0.id == id }) {
+                return state.waiting.remove(at: index)
+            }
+            guard let index = state.inFlight.firstIndex(where: { $0.id == id }) else { return nil }
+            state.statistics.commandTimeouts += 1
+            // The controller may never return this credit; without one the stack would
+            // wedge, so assume the slot is free again (as BlueZ does after a timeout).
+            if state.commandCredits == 0 { state.commandCredits = 1 }
+            let command = state.inFlight.remove(at: index)
+            pumpCommands(&state)
+            return command
+        }
+        let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        expired?.continuation.resume(returning: .failure(.commandTimedOut(opcode, milliseconds: milliseconds)))
+    }
+
+    // MARK: Receiving
+
+    private func receive(_ packet: HCIPacket) {
+        switch packet.type {
+        case .event:
+            let event: HCIEvent
+            do {
+                event = try HCIEvent(decoding: packet.bytes)
+            } catch {
+                state.withLock { $0.statistics.malformedEvents += 1 }
+                return
+            }
+            handle(event)
+        case .acl:
+            guard let acl = try? ACLDataPacket(decoding: packet.bytes) else {
+                state.withLock { $0.statistics.malformedACLPackets += 1 }
+                return
+            }
+            state.withLock { $0.aclHandler }?(acl)
+        case .command, .sco, .iso:
+            break
+        }
+    }
+
+    private func handle(_ event: HCIEvent) {
+        var completed: (PendingCommand, Result<[UInt8], HCIError>)?
+        var releasedACL: [CheckedContinuation<Result<Void, HCIError>, Never>] = []
+        var hardwareCode: UInt8?
+        let handlers: [EventHandler] = state.withLock { state in
+            switch event {
+            case let .commandComplete(complete):
+                state.commandCredits = Int(complete.numHCICommandPackets)
+                if complete.opcode.rawValue != 0 {
+                    if let index = state.inFlight.firstIndex(where: { $0.opcode == complete.opcode }) {
+                        completed = (state.inFlight.remove(at: index), .success(complete.returnParameters))
+                    } else {
+                        state.statistics.unmatchedCommandCompletes += 1
+                    }
+                }
+                pumpCommands(&state)
+            case let .commandStatus(status):
+                state.commandCredits = Int(status.numHCICommandPackets)
+                if status.opcode.rawValue != 0,
+                   let index = state.inFlight.firstIndex(where: { $0.opcode == status.opcode }) {
+                    if status.status != .success || state.inFlight[index].completesWithStatus {
+                        completed = (state.inFlight.remove(at: index), .success([status.status.rawValue]))
+                    }
+                }
+                pumpCommands(&state)
+            case let .numberOfCompletedPackets(counts):
+                for completion in counts.completions {
+                    state.aclFlow.complete(handle: completion.connectionHandle, count: Int(completion.completedPackets))
+                }
+                releasedACL = grantACLCredits(&state)
+            case let .disconnectionComplete(disconnection) where disconnection.status == .success:
+                state.aclFlow.disconnected(handle: disconnection.connectionHandle)
+                releasedACL = grantACLCredits(&state)
+            case let .hardwareError(error):
+                state.statistics.hardwareErrors += 1
+                hardwareCode = error.hardwareCode
+            default:
+                break
+            }
+            return Array(state.eventHandlers.values)
+        }
+        if let (command, result) = completed {
+            command.timer?.cancel()
+            command.continuation.resume(returning: result)
+        }
+        for waiter in releasedACL { waiter.resume(returning: .success(())) }
+        for handler in handlers { handler(event) }
+        if let hardwareCode { recover(fromHardwareError: hardwareCode) }
+    }
+
+    private func transportClosed(_ error: TransportError?) {
+        let failure = HCIError.transportClosed(error)
+        let (commands, aclWaiters, statusStreams) = state.withLock { state in
+            guard state.closedError == nil else {
+                return ([PendingCommand](), [CheckedContinuation<Result<Void, HCIError>, Never>](), [AsyncStream<ControllerStatus>.Continuation]())
+            }
+            state.closedError = failure
+            let commands = state.waiting + state.inFlight
+            state.waiting = []
+            state.inFlight = []
+            let waiters = state.aclWaiters.map(\.continuation)
+            state.aclWaiters = []
+            state.status = .closed(error)
+            return (commands, waiters, Array(state.statusContinuations.values))
+        }
+        for command in commands {
+            command.timer?.cancel()
+            command.continuation.resume(returning: .failure(failure))
+        }
+        for waiter in aclWaiters { waiter.resume(returning: .failure(failure)) }
+        for stream in statusStreams {
+            stream.yield(.closed(error))
+            stream.finish()
+        }
+    }
+
+    // MARK: Subscriptions
+
+    /// Registers a handler for every event, called on the transport's reader thread in
+    /// arrival order. Keep it short: it runs before the next packet is read.
+    public func subscribe(_ handler: @escaping EventHandler) -> Subscription {
+        let id = state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state.eventHandlers[id] = handler
+            return id
+        }
+        return Subscription { [weak self] in
+            _ = self?.state.withLock { $0.eventHandlers.removeValue(forKey: id) }
+        }
+    }
+
+    /// Every event, as an async sequence, until the subscription's stream is dropped.
+    public func events(bufferingNewest limit: Int = 256) -> AsyncStream<HCIEvent> {
+        AsyncStream(bufferingPolicy: .bufferingNewest(limit)) { continuation in
+            let subscription = subscribe { continuation.yield($0) }
+            continuation.onTermination = { _ in subscription.cancel() }
+        }
+    }
+
+    /// Where incoming ACL data goes (L2CAP). One handler: the layer above demultiplexes.
+    public func setACLHandler(_ handler: ACLHandler?) {
+        state.withLock { $0.aclHandler = handler }
+    }
+
+    /// Status changes (ready, recovering from a hardware error, closed), starting with the
+    /// current one.
+    public func statusUpdates() -> AsyncStream<ControllerStatus> {
+        AsyncStream(bufferingPolicy: .unbounded) { continuation in
+            let id: UInt64? = state.withLock { state in
+                continuation.yield(state.status)
+                if case .closed = state.status { return nil }
+                let id = state.nextID
+                state.nextID += 1
+                state.statusContinuations[id] = continuation
+                return id
+            }
+            guard let id else {
+                continuation.finish()
+                return
+            }
+            continuation.onTermination = { [weak self] _ in
+                _ = self?.state.withLock { $0.statusContinuations.removeValue(forKey: id) }
+            }
+        }
+    }
+
+    func publish(_ status: ControllerStatus) {
+        let streams = state.withLock { state in
+            state.status = status
+            return Array(state.statusContinuations.values)
+        }
+        for stream in streams { stream.yield(status) }
+    }
+
+    // MARK: ACL data
+
+    /// Sends one ACL packet (already fragmented to the controller's buffer length),
+    /// waiting for a buffer credit first. Waiters are served in arrival order.
+    public func sendACL(_ packet: ACLDataPacket) async throws(HCIError) {
+        let handle = packet.connectionHandle
+        let granted: Result<Void, HCIError> = await withCheckedContinuation { continuation in
+            let immediate: Result<Void, HCIError>? = state.withLock { state in
+                if let error = state.closedError { return .failure(error) }
+                if state.aclWaiters.isEmpty, state.aclFlow.acquire(handle: handle) { return .success(()) }
+                let id = state.nextID
+                state.nextID += 1
+                state.aclWaiters.append((id, handle, continuation))
+                return nil
+            }
+            if let immediate { continuation.resume(returning: immediate) }
+        }
+        try granted.get()
+        do {
+            try transport.send(HCIPacket(.acl, packet.encode()))
+        } catch {
+            throw .transportClosed(error)
+        }
+    }
+
+    /// Credits the controller holds free right now (for tests and diagnostics).
+    public var availableACLCredits: Int { state.withLock { $0.aclFlow.available } }
+
+    private func grantACLCredits(_ state: inout State) -> [CheckedContinuation<Result<Void, HCIError>, Never>] {
+        var granted: [CheckedContinuation<Result<Void, HCIError>, Never>] = []
+        while let first = state.aclWaiters.first, state.aclFlow.acquire(handle: first.handle) {
+            granted.append(state.aclWaiters.removeFirst().continuation)
+        }
+        return granted
+    }
+
+    func resetFlowControl(aclBuffers: Int) {
+        state.withLock { state in
+            state.aclFlow = ACLFlowControl(total: aclBuffers)
+            state.commandCredits = 1
+        }
+    }
+
+    func store(info: ControllerInfo) {
+        state.withLock { $0.info = info }
+    }
+}
+
+/// A registration that ends when cancelled.
+public final class Subscription: Sendable {
+    private let onCancel: Mutex<(@Sendable () -> Void)?>
+
+    init(_ onCancel: @escaping @Sendable () -> Void) {
+        self.onCancel = Mutex(onCancel)
+    }
+
+    public func cancel() {
+        onCancel.withLock { action in
+            let pending = action
+            action = nil
+            return pending
+        }?()
+    }
+
+    deinit { cancel() }
+}
+
+/// Where the controller is in its life.
+public enum ControllerStatus: Sendable, Equatable {
+    case off
+    case bringingUp
+    case ready(ControllerInfo)
+    /// A Hardware Error event arrived; the driver is resetting the controller.
+    case recovering(hardwareCode: UInt8)
+    /// Bring-up failed; the error says why.
+    case failed(HCIError)
+    case closed(TransportError?)
+}
