@@ -13,6 +13,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import termios
 import time
 import tty
@@ -135,6 +136,87 @@ def extended_reports(packets):
     return out
 
 
+def exposed_to_exposed(one: H4Host, two: H4Host) -> None:
+    """Client 2 advertises (legacy types, scan response, extended data > 229
+    bytes); client 1 scans and then connects; ACL both ways."""
+    adv_params = lambda adv_type: struct.pack('<HHBBB6sBB', 0x20, 0x20, adv_type, 0, 0, bytes(6), 7, 0)
+    ad = bytes.fromhex('020106') + bytes([8, 9]) + b'client2'
+    check(two.complete(0x2008, bytes([len(ad)]) + ad.ljust(31, b'\0')) == b'\x00', 'LE Set Advertising Data')
+    check(two.complete(0x2009, bytes([4, 3, 0xFF, 1, 2]).ljust(32, b'\0')) == b'\x00', 'LE Set Scan Response Data')
+    two_address = bytes.fromhex('020000000df0')
+    seen = {}
+    for adv_type, expected in ((2, {0x02, 0x04}), (3, {0x03}), (0, {0x00, 0x04})):
+        check(two.complete(0x2006, adv_params(adv_type)) == b'\x00', f'legacy advertising type {adv_type}')
+        check(two.complete(0x200A, b'\x01') == b'\x00', 'LE Set Advertising Enable')
+        check(one.complete(0x200B, b'\x01\x10\x00\x10\x00\x00\x00') == b'\x00', 'active legacy scan parameters')
+        check(one.complete(0x200C, b'\x01\x00') == b'\x00', 'scan on')
+        packets = one.collect(0.15)
+        check(one.complete(0x200C, b'\x00\x00') == b'\x00', 'scan off')
+        check(two.complete(0x200A, b'\x00') == b'\x00', 'advertising off')
+        got = {t for t, _ in legacy_reports(packets).get(two_address, set())}
+        check(got == expected, f'type {adv_type} reported as {sorted(got)}')
+        for p in packets:
+            if p[3:4] == b'\x02' and p[7:13] == two_address and p[5] == 4:
+                seen['scan_rsp'] = p[14 : 14 + p[13]]
+    check(seen.get('scan_rsp') == bytes([3, 0xFF, 1, 2]), 'scan response carries the scan response data')
+
+    # Extended advertising with 300 bytes: fragmented reports, not a crash.
+    props = 0  # non-connectable, non-scannable, extended PDUs
+    ext_params = struct.pack('<BH3s3sBBB6sBBbBBBB', 1, props, (0x20).to_bytes(3, 'little'), (0x20).to_bytes(3, 'little'),
+                             7, 0, 0, bytes(6), 0, 0x7F, 1, 0, 1, 0, 0)
+    check(two.complete(0x2036, ext_params)[:1] == b'\x00', 'LE Set Extended Advertising Parameters')
+    # Two AD structures, the first exactly one report long, so that tshark can
+    # dissect each fragment on its own.
+    big = bytes([228, 0xFF]) + bytes(range(227)) + bytes([70, 0xFF]) + bytes(69)
+    check(two.complete(0x2037, bytes([1, 1, 1, 229]) + big[:229]) == b'\x00', 'ext adv data first fragment')
+    check(two.complete(0x2037, bytes([1, 2, 1, len(big) - 229]) + big[229:]) == b'\x00', 'ext adv data last fragment')
+    check(two.complete(0x2039, b'\x01\x01\x01\x00\x00\x00') == b'\x00', 'LE Set Extended Advertising Enable')
+    check(one.complete(0x0C03) == b'\x00', 'Reset client 1 (it last used legacy scanning)')
+    bring_up(one)
+    check(one.complete(0x2041, b'\x00\x00\x01\x00\x10\x00\x10\x00') == b'\x00', 'ext scan params')
+    check(one.complete(0x2042, b'\x01\x01\x00\x00\x00\x00') == b'\x00', 'ext scan on, duplicates filtered')
+    packets = [p for p in one.collect(0.2) if p[3:4] == b'\x0d' and p[8:14] == two_address]
+    check(one.complete(0x2042, bytes(6)) == b'\x00', 'ext scan off')
+    statuses = [(struct.unpack_from('<H', p, 5)[0] >> 5) & 3 for p in packets]
+    data = b''.join(p[29 : 29 + p[28]] for p in packets)
+    check(statuses == [1, 0] and data == big, f'300-byte data in 2 fragments, duplicates filtered ({statuses})')
+    check(two.complete(0x2039, b'\x00\x00') == b'\x00', 'ext advertising off')
+
+    # Connect client 1 -> client 2 (both public addresses) and move a big PDU.
+    check(two.complete(0x2006, adv_params(0)) == b'\x00' and two.complete(0x200A, b'\x01') == b'\x00', 'client 2 connectable')
+    params = struct.pack('<HHBB6sBHHHHHH', 0x60, 0x30, 0, 0, two_address, 0, 24, 40, 0, 400, 0, 0)
+    check(one.status(0x200D, params) == 0, 'connect client 1 -> client 2')
+    central = one.wait(le_meta(0x0A))
+    peripheral = two.wait(le_meta(0x0A))
+    check(central is not None and peripheral is not None and central[4] == 0 and peripheral[4] == 0, 'both sides connected')
+    h1 = struct.unpack_from('<H', central, 5)[0]
+    h2 = struct.unpack_from('<H', peripheral, 5)[0]
+    payload = bytes(i & 0xFF for i in range(400))
+    pdu = struct.pack('<HH', len(payload), 0x0040) + payload
+    fragments = [pdu[:251], pdu[251:]]
+    one.send(struct.pack('<BHH', 2, h1 | 0x2000, 251) + fragments[0])
+    one.send(struct.pack('<BHH', 2, h1 | 0x1000, len(fragments[1])) + fragments[1])
+    received = [two.wait(lambda p: p[0] == 2), two.wait(lambda p: p[0] == 2)]
+    check(None not in received and [len(p) - 5 for p in received] == [251, 153], 'peer host gets the 404-byte PDU as 251 + 153')
+    check(b''.join(p[5:] for p in received) == pdu, 'PDU intact across the link')
+    nocp = one.wait(lambda p: p[:2] == b'\x04\x13')
+    check(nocp is not None and nocp[3] == 1 and struct.unpack_from('<H', nocp, 6)[0] == 2, 'one batched Number Of Completed Packets for 2 packets')
+    one.send(struct.pack('<BHH', 2, h1 | 0x2000, 300) + struct.pack('<HH', 296, 0x40) + bytes(296))
+    check(two.wait(lambda p: p[0] == 2, 0.3) is None, 'oversized fragment (300 > 251) dropped')
+    check(one.status(0x0406, struct.pack('<HB', h1, 0x13)) == 0, 'disconnect')
+    theirs = two.wait(lambda p: p[:2] == b'\x04\x05')
+    check(theirs is not None and theirs[6] == 0x13, 'peer host sees reason 0x13')
+
+    # Gap 7: Reset drops the link; the peer sees a supervision timeout.
+    check(two.complete(0x200A, b'\x01') == b'\x00', 'client 2 advertises again (a connection stopped it)')
+    check(one.status(0x200D, params) == 0 and one.wait(le_meta(0x0A)) is not None, 'reconnect client 1 -> client 2')
+    check(one.complete(0x0C03) == b'\x00', 'Reset client 1 while connected')
+    theirs = two.wait(lambda p: p[:2] == b'\x04\x05')
+    check(theirs is not None and theirs[6] == 0x08, 'peer host sees reason 0x08 after the reset')
+    bring_up(one)
+    check(two.complete(0x200A, b'\x00') == b'\x00', 'advertising off')
+
+
 def main() -> None:
     snoop_dir = tempfile.mkdtemp(prefix='radio-snoop-')
     radio = subprocess.Popen(
@@ -143,16 +225,29 @@ def main() -> None:
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
     )
 
+    ready = json.loads(radio.stdout.readline())
+    events = []
+
+    def read_events() -> None:
+        for line in radio.stdout:
+            events.append(json.loads(line))
+
+    threading.Thread(target=read_events, daemon=True).start()
+
+    def find_event(predicate, timeout: float = 2.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for event in list(events):
+                if predicate(event):
+                    return event
+            time.sleep(0.01)
+        return None
+
     def control(line: str) -> None:
         radio.stdin.write(line + '\n')
         radio.stdin.flush()
-        while True:
-            event = json.loads(radio.stdout.readline())
-            if event['event'] in ('ack', 'error') and event['command'] == line:
-                check(event['event'] == 'ack', f'control {line!r} acknowledged')
-                return
-
-    ready = json.loads(radio.stdout.readline())
+        event = find_event(lambda e: e['event'] in ('ack', 'error') and e.get('command') == line)
+        check(event is not None and event['event'] == 'ack', f'control {line!r} acknowledged')
     check(ready['event'] == 'ready' and 'tcp' in ready and 'pty' in ready, f'ready line {ready}')
 
     one, sock1 = tcp_host(ready['tcp'])
@@ -228,11 +323,18 @@ def main() -> None:
     check(response is not None, 'ATT Exchange MTU answered by the HRM')
     nocp = one.wait(lambda p: p[:2] == b'\x04\x13')
     check(nocp is not None, 'Number Of Completed Packets for our ACL packet')
+    check(find_event(lambda e: e == {'event': 'connected', 'peer': 'peripheral', 'address': 'F0:0D:00:00:00:01/P', 'handle': e.get('handle')}) is not None,
+          'event log: peripheral saw client 1 connect with its public address')
 
     # Local disconnect reason 0x16.
     check(one.status(0x0406, h + b'\x13') == 0, 'Disconnect pending')
     gone = one.wait(lambda p: p[:2] == b'\x04\x05')
     check(gone is not None and gone[6] == 0x16, 'local Disconnection Complete reason 0x16')
+
+    check(find_event(lambda e: e.get('peer') == 'peripheral' and e['event'] == 'disconnected' and e['reason'] == 0x13) is not None,
+          'event log: peripheral saw the disconnection (0x13)')
+
+    exposed_to_exposed(one, two)
 
     # pty: bring-up and garbage between packets.
     master_path = ready['pty']
