@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""BareBLE virtual radio: Bumble software controllers on one emulated LE link,
+exposed to our stack as H4 over loopback TCP and/or a pty, plus scripted peers.
+
+    bareble_radio.py [--tcp] [--pty] [--peripheral] [--advertiser]
+                     [--btsnoop DIR] [--lifetime SECONDS]
+
+stdout: first line {"event": "ready", "tcp": PORT, "pty": PATH}, then one JSON
+event per line. stdin: control lines (see README.md); EOF ends the process.
+stderr: human diagnostics.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import signal
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from radio_air import RadioLink  # noqa: E402
+from radio_peers import Beacon, HeartRatePeripheral  # noqa: E402
+from radio_transport import Exposed, PtyEndpoint, TcpServer  # noqa: E402
+
+logger = logging.getLogger('bareble_radio')
+
+TCP_ADDRESS_PREFIX = 'F0:0D:00:00'
+PTY_ADDRESS = 'F0:0D:00:00:01:01'
+
+
+def emit(**event) -> None:
+    sys.stdout.write(json.dumps(event) + '\n')
+    sys.stdout.flush()
+
+
+class Radio:
+    def __init__(self, options) -> None:
+        self.options = options
+        self.link = RadioLink()
+        self.exposed: dict[str, Exposed] = {}  # by client id ('1', '2', ..., 'pty')
+        self.tcp_clients_seen = 0
+        self.peers = {}
+        self.stopping = False
+        self.stdin_buffer = b''
+
+    # -- exposed controllers ---------------------------------------------------
+    def new_tcp_client(self) -> Exposed:
+        self.tcp_clients_seen += 1
+        number = self.tcp_clients_seen
+        address = f'{TCP_ADDRESS_PREFIX}:{number >> 8:02X}:{number & 0xFF:02X}'
+        exposed = Exposed(str(number), address, self.link, self.snoop_path(f'client-{number}'), emit)
+        self.exposed[exposed.id] = exposed
+        emit(event='client', id=number, address=address)
+        return exposed
+
+    def tcp_client_closed(self, exposed: Exposed) -> None:
+        exposed.close()
+        self.exposed.pop(exposed.id, None)
+        emit(event='client-closed', id=int(exposed.id))
+
+    def snoop_path(self, stem: str) -> str | None:
+        if not self.options.btsnoop:
+            return None
+        return os.path.join(self.options.btsnoop, f'{stem}.btsnoop')
+
+    def select(self, client: str | None) -> Exposed:
+        if client is None:
+            tcp = [e for e in self.exposed.values() if e.id != 'pty']
+            if tcp:
+                return max(tcp, key=lambda e: int(e.id))
+            client = 'pty'
+        if client not in self.exposed:
+            raise ValueError(f'no exposed controller {client!r}')
+        return self.exposed[client]
+
+    # -- control channel -------------------------------------------------------
+    def on_stdin_readable(self) -> None:
+        try:
+            chunk = os.read(0, 65536)
+        except BlockingIOError:
+            return
+        if not chunk:
+            self.shutdown('stdin closed')
+            return
+        self.stdin_buffer += chunk
+        while b'\n' in self.stdin_buffer:
+            line, self.stdin_buffer = self.stdin_buffer.split(b'\n', 1)
+            text = line.decode(errors='replace').strip()
+            if text:
+                self.execute(text)
+
+    def execute(self, line: str) -> None:
+        words = line.split()
+        try:
+            handler = getattr(self, 'control_' + words[0].replace('-', '_'), None)
+            if handler is None:
+                raise ValueError(f'unknown command {words[0]!r}')
+            handler(*words[1:])
+        except Exception as error:  # report, never die on a bad control line
+            emit(event='error', command=line, message=str(error))
+            return
+        emit(event='ack', command=line)
+
+    def control_hardware_error(self, code: str, client: str | None = None) -> None:
+        exposed = self.select(client)
+        value = int(code, 0)
+        exposed.controller.send_hardware_error(value)
+        emit(event='hardware-error', client=exposed.json_id, code=value)
+
+    def control_garbage(self, hex_bytes: str, client: str | None = None) -> None:
+        self.select(client).write_raw(bytes.fromhex(hex_bytes))
+
+    def control_rssi(self, peer: str, dbm: str) -> None:
+        if peer not in self.peers:
+            raise ValueError(f'no peer {peer!r}')
+        address = self.peers[peer].address
+        self.link.rssi_by_address[bytes(address.address_bytes)] = int(dbm)
+
+    # -- lifetime --------------------------------------------------------------
+    def shutdown(self, why: str) -> None:
+        if self.stopping:
+            return
+        self.stopping = True
+        logger.info('exiting: %s', why)
+        for exposed in list(self.exposed.values()):
+            exposed.flush()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        # os._exit: nothing left worth a graceful asyncio shutdown, and a test
+        # waiting on us should never wait more than a few milliseconds.
+        os._exit(0)
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        ready = {'event': 'ready'}
+        if self.options.btsnoop:
+            os.makedirs(self.options.btsnoop, exist_ok=True)
+        if self.options.peripheral:
+            self.peers['peripheral'] = HeartRatePeripheral(self.link, emit)
+        if self.options.advertiser:
+            self.peers['advertiser'] = Beacon(self.link, emit)
+        await asyncio.gather(*(peer.start() for peer in self.peers.values()))
+        if self.options.tcp:
+            server = TcpServer(self.new_tcp_client, self.tcp_client_closed)
+            ready['tcp'] = await server.start()
+        if self.options.pty:
+            exposed = Exposed('pty', PTY_ADDRESS, self.link, self.snoop_path('pty'), emit)
+            self.exposed['pty'] = exposed
+            ready['pty'] = PtyEndpoint(exposed).open()
+        os.set_blocking(0, False)
+        loop.add_reader(0, self.on_stdin_readable)
+        loop.add_signal_handler(signal.SIGTERM, self.shutdown, 'SIGTERM')
+        loop.add_signal_handler(signal.SIGINT, self.shutdown, 'SIGINT')
+        loop.call_later(self.options.lifetime, self.shutdown, 'lifetime expired')
+        emit(**ready)
+        logger.info('ready after %.0f ms', (time.monotonic() - START) * 1000)
+        await asyncio.Event().wait()
+
+
+START = time.monotonic()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--tcp', action='store_true', help='serve H4 on 127.0.0.1, ephemeral port')
+    parser.add_argument('--pty', action='store_true', help='expose one controller on a pty')
+    parser.add_argument('--peripheral', action='store_true', help='add the BareBLE-HRM peripheral')
+    parser.add_argument('--advertiser', action='store_true', help='add the BareBLE-Beacon advertiser')
+    parser.add_argument('--btsnoop', metavar='DIR', help='record each exposed transport here')
+    parser.add_argument('--lifetime', type=float, default=600, metavar='SECONDS',
+                        help='watchdog: exit after this long (default 600)')
+    parser.add_argument('--verbose', action='store_true', help='debug logging on stderr')
+    options = parser.parse_args()
+    logging.basicConfig(level=logging.DEBUG if options.verbose else logging.WARNING,
+                        stream=sys.stderr, format='%(asctime)s %(name)s %(levelname)s %(message)s')
+    logger.setLevel(logging.INFO)
+    asyncio.run(Radio(options).run())
+
+
+if __name__ == '__main__':
+    main()
