@@ -124,7 +124,9 @@ public struct H4Framer: Sendable {
                 needed = total - pending.count
                 if needed == 0 {
                     let rest = UnsafeBufferPointer(rebasing: chunk[index...])
-                    if confirms(rest, at: 0) {
+                    let misaligned = !confirms(rest, at: 0)
+                        && pending.withUnsafeBufferPointer { Self.hidesFrame($0, from: 1, to: $0.count, acceptedMask, configuration) }
+                    if !misaligned {
                         let type = HCIPacketType(rawValue: pending[0]) ?? .event
                         deliver(HCIPacket(type, Array(pending[1...])))
                         statistics.packets += 1
@@ -203,7 +205,9 @@ public struct H4Framer: Sendable {
             case let .frame(total):
                 let end = index + total
                 guard end <= buffer.count else { return index }
-                guard confirms(buffer, at: end) else {
+                if !confirms(buffer, at: end),
+                    Self.hidesFrame(buffer, from: index + 1, to: end, acceptedMask, configuration)
+                {
                     statistics.droppedFrames += 1
                     statistics.skippedBytes += 1
                     index += 1
@@ -233,15 +237,46 @@ public struct H4Framer: Sendable {
         }
     }
 
-    /// Whether a frame ending at `end` is followed by something that can start a frame,
-    /// allowing one stray byte. Bytes not received yet count as a yes.
+    /// Whether a frame ending at `end` is followed by something that can start a frame.
+    /// Bytes not received yet count as a yes. One stray byte is tolerated, but the frame
+    /// after it must then be complete and itself followed by a plausible start: length
+    /// bytes are often small numbers that look like indicators, so a lone plausible
+    /// header after a skipped byte proves little.
     private func confirms(_ buffer: UnsafeBufferPointer<UInt8>, at end: Int) -> Bool {
-        for position in end..<(end + 2) {
-            guard position < buffer.count else { return true }
-            switch Self.inspect(buffer, at: position, acceptedMask, configuration) {
-            case .frame, .needHeader: return true
-            case .invalid: continue
-            }
+        guard end < buffer.count else { return true }
+        if case .invalid = Self.inspect(buffer, at: end, acceptedMask, configuration) {
+            return Self.completeFrameFollowed(buffer, at: end + 1, acceptedMask, configuration)
+        }
+        return true
+    }
+
+    /// Whether a complete frame starts at `position` and is directly followed by a
+    /// plausible frame start or by the end of the bytes received.
+    private static func completeFrameFollowed(
+        _ buffer: UnsafeBufferPointer<UInt8>, at position: Int, _ acceptedMask: UInt8, _ configuration: Configuration
+    ) -> Bool {
+        guard position < buffer.count, acceptedMask & bit(buffer[position]) != 0,
+            case let .frame(total) = inspect(buffer, at: position, acceptedMask, configuration)
+        else { return false }
+        let end = position + total
+        guard end <= buffer.count else { return false }
+        if end == buffer.count { return true }
+        if case .invalid = inspect(buffer, at: end, acceptedMask, configuration) { return false }
+        return true
+    }
+
+    /// Whether a complete frame starts somewhere in `lower..<upper` and is directly
+    /// followed by a plausible frame start (or by the end of the bytes received). A frame
+    /// that failed ``confirms(_:at:)`` and hides one is misaligned (it swallowed the start
+    /// of real packets); one that hides none is taken as real, followed by stray bytes.
+    private static func hidesFrame(
+        _ buffer: UnsafeBufferPointer<UInt8>, from lower: Int, to upper: Int, _ acceptedMask: UInt8,
+        _ configuration: Configuration
+    ) -> Bool {
+        var position = lower
+        while position < upper {
+            if completeFrameFollowed(buffer, at: position, acceptedMask, configuration) { return true }
+            position += 1
         }
         return false
     }
