@@ -10,6 +10,9 @@
 #include <bluetooth/l2cap.h>
 #include <bluetooth/hci_lib.h>
 #include <stdlib.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <string.h>
 
 static inline unsigned long bareble_HCIDEVUP(void) { return HCIDEVUP; }
@@ -66,5 +69,20 @@ static inline int bareble_hci_dev_info_is_up(const struct hci_dev_info *info) {
 /* hci_dev_info.type packs the bus in bits 0-3 and the controller type in bits 4-5. */
 static inline int bareble_hci_dev_info_bus(const struct hci_dev_info *info) { return info->type & 0x0f; }
 static inline int bareble_hci_dev_info_controller_type(const struct hci_dev_info *info) { return (info->type >> 4) & 0x03; }
+
+/* A pty master (for tests and tools that stand in for a UART): opens /dev/ptmx, unlocks
+   the slave and writes its path. Returns the master descriptor, or -1 with errno set.
+   posix_openpt and friends are not visible to Swift without feature macros. */
+static inline int bareble_open_pty_master(char *path, size_t length) {
+    int master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (master < 0) return -1;
+    int unlock = 0, number = -1;
+    if (ioctl(master, TIOCSPTLCK, &unlock) != 0 || ioctl(master, TIOCGPTN, &number) != 0) {
+        close(master);
+        return -1;
+    }
+    snprintf(path, length, "/dev/pts/%d", number);
+    return master;
+}
 
 #endif
