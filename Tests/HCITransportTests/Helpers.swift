@@ -100,9 +100,9 @@ func stream(_ packets: [HCIPacket]) -> [UInt8] { packets.flatMap(\.h4Bytes) }
 /// A scratch path under /tmp unique to this process.
 func temporaryPath(_ name: String) -> String { "/tmp/bareble-test-\(getpid())-\(name)" }
 
-/// Runs a shell command; returns (exit status, combined output).
+/// Runs a shell command; returns (exit status, its stdout).
 func shell(_ command: String) -> (status: Int32, output: String) {
-    guard let pipe = popen(command + " 2>&1", "r") else { return (-1, "popen failed") }
+    guard let pipe = popen(command, "r") else { return (-1, "popen failed") }
     var output: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
     while true {
