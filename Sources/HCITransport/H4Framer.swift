@@ -11,11 +11,13 @@ import BluetoothCore
 /// - a header that no controller would send (event code 0x00, a reserved connection
 ///   handle, an ACL length above ``Configuration/maxACLLength``, a Command Complete shorter
 ///   than its fixed fields, ...) drops one byte and the search goes on at the next byte;
-/// - a complete frame whose next byte (or the one after, to tolerate a single stray byte)
-///   cannot start a plausible frame is taken to be misaligned: it is dropped one byte at a
-///   time and rescanned, so packets it swallowed come back out. This check only looks at
-///   bytes already received: a frame at the end of a chunk is delivered at once, because
-///   holding it for the next chunk would add latency to every scan report;
+/// - a complete frame that is not followed by a plausible frame start (allowing one stray
+///   byte, after which a complete, well-followed frame must come) *and* that hides such a
+///   frame inside itself is taken to be misaligned: it swallowed the start of real
+///   packets. It is dropped one byte at a time and rescanned, so they come back out. A
+///   frame that hides none is taken as real, followed by stray bytes. The check only looks
+///   at bytes already received: a frame at the end of a chunk is delivered at once,
+///   because holding it for the next chunk would add latency to every scan report;
 /// - a partial frame with no new byte for ``Configuration/stallGap`` is rescanned from its
 ///   second byte (recovering complete packets it swallowed) and the rest is discarded.
 ///
