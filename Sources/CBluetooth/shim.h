@@ -8,6 +8,12 @@
 #include <bluetooth/bluetooth.h>
 #include <bluetooth/hci.h>
 #include <bluetooth/l2cap.h>
+#include <bluetooth/hci_lib.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <string.h>
 
 static inline unsigned long bareble_HCIDEVUP(void) { return HCIDEVUP; }
 static inline unsigned long bareble_HCIDEVDOWN(void) { return HCIDEVDOWN; }
@@ -37,5 +43,46 @@ static inline void bareble_hci_filter_set_event(int event, struct hci_filter *fi
 static inline void bareble_hci_filter_set_opcode(int opcode, struct hci_filter *filter) { hci_filter_set_opcode(opcode, filter); }
 
 static inline int bareble_hci_test_bit(int bit, const void *addr) { return hci_test_bit(bit, addr); }
+
+/* struct hci_dev_list_req ends in a flexible array, which Swift cannot allocate: fill
+   `out` with up to `max` entries and return how many, or -1 with errno set. */
+static inline int bareble_hci_get_dev_list(int fd, struct hci_dev_req *out, int max) {
+    if (max <= 0 || max > HCI_MAX_DEV) max = HCI_MAX_DEV;
+    size_t size = sizeof(struct hci_dev_list_req) + (size_t)max * sizeof(struct hci_dev_req);
+    struct hci_dev_list_req *list = calloc(1, size);
+    if (list == NULL) return -1;
+    list->dev_num = (uint16_t)max;
+    int result = ioctl(fd, HCIGETDEVLIST, (void *)list);
+    int count = -1;
+    if (result == 0) {
+        count = list->dev_num <= max ? list->dev_num : max;
+        memcpy(out, list->dev_req, (size_t)count * sizeof(struct hci_dev_req));
+    }
+    free(list);
+    return count;
+}
+
+static inline int bareble_HCI_MAX_DEV(void) { return HCI_MAX_DEV; }
+static inline int bareble_hci_dev_info_is_up(const struct hci_dev_info *info) {
+    return hci_test_bit(HCI_UP, &info->flags);
+}
+/* hci_dev_info.type packs the bus in bits 0-3 and the controller type in bits 4-5. */
+static inline int bareble_hci_dev_info_bus(const struct hci_dev_info *info) { return info->type & 0x0f; }
+static inline int bareble_hci_dev_info_controller_type(const struct hci_dev_info *info) { return (info->type >> 4) & 0x03; }
+
+/* A pty master (for tests and tools that stand in for a UART): opens /dev/ptmx, unlocks
+   the slave and writes its path. Returns the master descriptor, or -1 with errno set.
+   posix_openpt and friends are not visible to Swift without feature macros. */
+static inline int bareble_open_pty_master(char *path, size_t length) {
+    int master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+    if (master < 0) return -1;
+    int unlock = 0, number = -1;
+    if (ioctl(master, TIOCSPTLCK, &unlock) != 0 || ioctl(master, TIOCGPTN, &number) != 0) {
+        close(master);
+        return -1;
+    }
+    snprintf(path, length, "/dev/pts/%d", number);
+    return master;
+}
 
 #endif

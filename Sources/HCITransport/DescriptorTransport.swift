@@ -1,0 +1,96 @@
+import BluetoothCore
+import Synchronization
+
+/// An ``HCITransport`` over one file descriptor: a TCP socket, a UART or pty, or a Linux
+/// HCI socket. Built by ``TCPTransport``, ``SerialTransport`` and ``HCISocketTransport``.
+public final class DescriptorTransport: HCITransport {
+    /// How bytes read from the descriptor become packets.
+    public enum Framing: Sendable, Hashable {
+        /// A byte stream (TCP, UART, pty): cut by an ``H4Framer``.
+        case stream(H4Framer.Configuration)
+        /// One whole H4 frame per read() (Linux HCI sockets).
+        case packetPerRead
+    }
+
+    public var name: String { loop.name }
+    public let framing: Framing
+    /// How long `send` waits for the descriptor to take a frame.
+    public let sendTimeout: Duration
+
+    private let loop: DescriptorLoop
+    private let counters = Mutex(H4Framer.Statistics())
+
+    init(loop: DescriptorLoop, framing: Framing, sendTimeout: Duration = .seconds(2)) {
+        self.loop = loop
+        self.framing = framing
+        self.sendTimeout = sendTimeout
+    }
+
+    /// What the reader had to skip to stay aligned (stream framing), or the frames a
+    /// socket returned that did not decode (packet-per-read).
+    public var statistics: H4Framer.Statistics { counters.withLock { $0 } }
+
+    public func start(
+        receive: @escaping @Sendable (HCIPacket) -> Void,
+        closed: @escaping @Sendable (TransportError?) -> Void
+    ) throws(TransportError) {
+        let loop = self.loop
+        switch framing {
+        case let .stream(configuration):
+            let framer = FramerBox(H4Framer(configuration: configuration))
+            try loop.start(chunk: { bytes, now in
+                let deliver: (HCIPacket) -> Void = { packet in
+                    if !loop.isClosing { receive(packet) }
+                }
+                if let bytes {
+                    framer.framer.feed(bytes, now: now, deliver: deliver)
+                } else {
+                    framer.framer.expire(now: now, deliver: deliver)
+                }
+                let statistics = framer.framer.statistics
+                self.counters.withLock { $0 = statistics }
+                return framer.framer.stallDeadline
+            }, closed: closed)
+        case .packetPerRead:
+            try loop.start(chunk: { bytes, _ in
+                guard let bytes else { return nil }
+                do throws(DecodeError) {
+                    let packet = try H4Framer.decodeFrame(bytes)
+                    self.counters.withLock { $0.packets += 1 }
+                    if !loop.isClosing { receive(packet) }
+                } catch {
+                    self.counters.withLock {
+                        $0.droppedFrames += 1
+                        $0.skippedBytes += bytes.count
+                    }
+                }
+                return nil
+            }, closed: closed)
+        }
+    }
+
+    public func send(_ packet: HCIPacket) throws(TransportError) {
+        let count = packet.bytes.count + 1
+        let result: Result<Void, TransportError> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { frame in
+            frame[0] = packet.type.rawValue
+            _ = packet.bytes.withUnsafeBufferPointer { body in
+                UnsafeMutableBufferPointer(rebasing: frame[1...]).initialize(fromContentsOf: body)
+            }
+            do throws(TransportError) {
+                try loop.write(UnsafeRawBufferPointer(frame), timeout: sendTimeout)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
+    }
+
+    public func close() { loop.close() }
+}
+
+/// The framer's mutable state, touched only by the one reader thread that owns it.
+private final class FramerBox: @unchecked Sendable {
+    var framer: H4Framer
+    init(_ framer: H4Framer) { self.framer = framer }
+}

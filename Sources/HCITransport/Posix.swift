@@ -1,0 +1,122 @@
+import Glibc
+
+/// Small wrappers over the system calls the transports share.
+enum Posix {
+    /// Monotonic time in nanoseconds: what deadlines and the framer's stall gap use.
+    static func monotonicNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        guard seconds >= 0, attoseconds >= 0 else { return 0 }
+        return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
+    }
+
+    /// Milliseconds left until `deadline` for poll(), rounded up, at least 0.
+    static func pollTimeout(until deadline: UInt64) -> Int32 {
+        let now = monotonicNanoseconds()
+        guard deadline > now else { return 0 }
+        return Int32(clamping: (deadline - now + 999_999) / 1_000_000)
+    }
+
+    static func setNonBlocking(_ fd: Int32) -> Int32? {
+        let flags = fcntl(fd, F_GETFL)
+        guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { return errno }
+        return nil
+    }
+
+    /// Waits until `fd` has `events` or the deadline passes. Returns the revents, 0 on
+    /// timeout, or a negative errno.
+    static func wait(_ fd: Int32, for events: Int16, until deadline: UInt64) -> Int32 {
+        while true {
+            var entry = pollfd(fd: fd, events: events, revents: 0)
+            let ready = poll(&entry, 1, pollTimeout(until: deadline))
+            if ready > 0 { return Int32(entry.revents) }
+            if ready == 0 { return 0 }
+            if errno != EINTR { return -errno }
+        }
+    }
+
+    enum WriteFailure: Error {
+        case errno(Int32)
+        case timedOut
+    }
+
+    /// Writes all of `bytes` to a non-blocking `fd`, riding out EINTR, EAGAIN and short
+    /// writes, until `deadline`.
+    static func writeAll(
+        _ fd: Int32, _ bytes: UnsafeRawBufferPointer, until deadline: UInt64, isSocket: Bool
+    ) throws(WriteFailure) {
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            let written = isSocket
+                ? send(fd, base + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                : write(fd, base + offset, bytes.count - offset)
+            if written > 0 {
+                offset += written
+                continue
+            }
+            let code = written < 0 ? errno : EIO
+            if code == EINTR { continue }
+            guard code == EAGAIN || code == EWOULDBLOCK else { throw .errno(code) }
+            let revents = wait(fd, for: Int16(POLLOUT), until: deadline)
+            if revents == 0 { throw .timedOut }
+            if revents < 0 { throw .errno(-revents) }
+        }
+    }
+
+    /// The text of an errno, e.g. "Connection refused".
+    static func message(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "errno \(code)" }
+        return String(cString: text)
+    }
+
+    /// A pipe whose write end wakes a poll() on the read end; both ends non-blocking.
+    static func makeWakePipe() -> (read: Int32, write: Int32)? {
+        guard let ends = makePipe() else { return nil }
+        for fd in [ends.read, ends.write] where setNonBlocking(fd) != nil {
+            Glibc.close(ends.read)
+            Glibc.close(ends.write)
+            return nil
+        }
+        return ends
+    }
+
+    /// A pipe, both ends close-on-exec.
+    static func makePipe() -> (read: Int32, write: Int32)? {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return nil }
+        _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(ends[1], F_SETFD, FD_CLOEXEC)
+        return (ends[0], ends[1])
+    }
+}
+
+extension Posix {
+    /// Starts a joinable pthread running `body`; returns it, or the pthread_create error.
+    static func startThread(_ body: @escaping @Sendable () -> Void) -> Result<pthread_t, ThreadError> {
+        let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { raw in
+            guard let raw else { return nil }
+            Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue().body()
+            return nil
+        }, context)
+        guard result == 0 else {
+            Unmanaged<ThreadBody>.fromOpaque(context).release()
+            return .failure(ThreadError(code: result))
+        }
+        return .success(thread)
+    }
+
+    struct ThreadError: Error { var code: Int32 }
+}
+
+private final class ThreadBody: Sendable {
+    let body: @Sendable () -> Void
+    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+}
