@@ -1,0 +1,89 @@
+import Foundation
+import HCITransport
+
+/// One virtual radio for one test suite: started on first use, stopped when the suite's
+/// process exits (the radio ends itself when its stdin closes, so a crashed test run
+/// cannot leave it behind). Control lines are acknowledged; the event log is searchable.
+public final class RadioHarness: Sendable {
+    public let radio: VirtualRadio
+    /// Where the radio writes one btsnoop per exposed controller (kept for failed runs).
+    public let captureDirectory: String
+
+    public init(arguments: [String]) throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("bareble-radio-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        captureDirectory = directory
+        radio = try VirtualRadio.launch(arguments: arguments + ["--btsnoop", directory])
+    }
+
+    /// Skips event lines until one named `name` satisfies `predicate`.
+    @discardableResult
+    public func waitForEvent(
+        _ name: String, timeout: Duration = .seconds(10),
+        where predicate: ([String: Any]) -> Bool = { _ in true }
+    ) throws -> [String: Any] {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { throw HarnessError.noEvent(name) }
+            let line = try radio.nextLine(timeout: remaining)
+            guard let data = line.data(using: .utf8),
+                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { continue }
+            if object["event"] as? String == "error" { throw HarnessError.radioRefused(line) }
+            if object["event"] as? String == name, predicate(object) { return object }
+        }
+    }
+
+    /// Sends a control line and waits for the radio's acknowledgement.
+    public func control(_ line: String) throws {
+        try radio.send(controlLine: line)
+        try waitForEvent("ack")
+    }
+
+    /// The radio's client id for the exposed controller whose address is `address`.
+    public func clientID(address: String) throws -> Int {
+        let event = try waitForEvent("client") { ($0["address"] as? String)?.hasPrefix(address) == true }
+        guard let id = event["id"] as? Int else { throw HarnessError.noEvent("client id") }
+        return id
+    }
+
+    public enum HarnessError: Error {
+        case noEvent(String)
+        case radioRefused(String)
+    }
+}
+
+/// Runs tshark on a capture: how many packets it decoded and which it found malformed.
+public enum Tshark {
+    public struct Report: Sendable {
+        public var packets: Int
+        public var malformed: String
+    }
+
+    public static func check(_ path: String) throws -> Report {
+        let all = try run(["-r", path])
+        let malformed = try run(["-r", path, "-Y", "_ws.malformed"])
+        return Report(packets: all.split(separator: "\n").count, malformed: malformed)
+    }
+
+    /// The full decode, for tests that look for a field.
+    public static func verbose(_ path: String) throws -> String { try run(["-r", path, "-V"]) }
+
+    private static func run(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["tshark"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw TsharkError.failed(arguments, process.terminationStatus) }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    public enum TsharkError: Error { case failed([String], Int32) }
+}
