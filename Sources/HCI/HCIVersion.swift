@@ -41,7 +41,7 @@ public struct HCIVersion: RawRepresentable, Hashable, Sendable, Comparable, Cust
 
     /// "5.4", or "unknown (0xNN)".
     public static func name(for version: UInt8) -> String {
-        HCIVersion(version).versionName ?? "unknown (\(hexByte(version)))"
+        HCIVersion(version).versionName ?? "unknown (\(reservedValueHex(version)))"
     }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }

@@ -58,9 +58,11 @@ import Testing
         #expect(returned.commands.supports(Reset.self))
         #expect(returned.commands.supports(SetEventMask.self))
         #expect(returned.commands.supports(LESetAdvertisingData.self))
-        #expect(!returned.commands.supports(LEReadLocalSupportedFeatures.self) == false)
-        #expect(!returned.commands.supports(LESetRandomAddress.self) == false)
-        #expect(!returned.commands.supports(LEReadBufferSizeV1.self) == false)
+        #expect(returned.commands.supports(LEReadLocalSupportedFeatures.self))
+        #expect(returned.commands.supports(LESetRandomAddress.self))
+        #expect(returned.commands.supports(LEReadBufferSizeV1.self))
+        // Octet 25 bit 3 is reserved and clear; nothing outside the two octets is set.
+        #expect(!returned.commands.isSet(octet: 25, bit: 3))
         #expect(!returned.commands.supports(Disconnect.self))
         #expect(returned.commands.description.hasPrefix("SupportedCommands(9 bits set"))
     }

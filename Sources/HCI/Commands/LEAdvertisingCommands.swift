@@ -27,7 +27,7 @@ public struct AdvertisingType: RawRepresentable, Hashable, Sendable, CustomStrin
         case 0x02: "ADV_SCAN_IND"
         case 0x03: "ADV_NONCONN_IND"
         case 0x04: "ADV_DIRECT_IND (low duty cycle)"
-        default: "reserved advertising type \(hexByte(rawValue))"
+        default: "reserved advertising type \(reservedValueHex(rawValue))"
         }
     }
 }
@@ -105,8 +105,8 @@ public struct LESetAdvertisingParameters: HCICommand, Equatable {
         writer.write(advertisingIntervalMin)
         writer.write(advertisingIntervalMax)
         writer.write(advertisingType.rawValue)
-        writer.write(ownAddressType)
-        writer.write(peerAddressType)
+        writer.writeAddressTypeParameter(ownAddressType)
+        writer.writeAddressTypeParameter(peerAddressType)
         writer.write(peerAddress)
         writer.write(advertisingChannelMap.rawValue)
         writer.write(advertisingFilterPolicy.rawValue)

@@ -80,9 +80,9 @@ public struct LECreateConnection: HCICommand, Equatable {
         writer.write(leScanInterval)
         writer.write(leScanWindow)
         writer.write(initiatorFilterPolicy.rawValue)
-        writer.write(peerAddressType)
+        writer.writeAddressTypeParameter(peerAddressType)
         writer.write(peerAddress)
-        writer.write(ownAddressType)
+        writer.writeAddressTypeParameter(ownAddressType)
         writer.write(connectionIntervalMin)
         writer.write(connectionIntervalMax)
         writer.write(maxLatency)
@@ -228,8 +228,8 @@ public struct LEExtendedCreateConnection: HCICommand, Equatable {
 
     public func encodeParameters(into writer: inout ByteWriter) {
         writer.write(initiatorFilterPolicy.rawValue)
-        writer.write(ownAddressType)
-        writer.write(peerAddressType)
+        writer.writeAddressTypeParameter(ownAddressType)
+        writer.writeAddressTypeParameter(peerAddressType)
         writer.write(peerAddress)
         writer.write(initiatingPHYs.rawValue)
         for entry in phyParameters {

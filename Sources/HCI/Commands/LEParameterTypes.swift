@@ -19,7 +19,7 @@ public struct LEPHY: RawRepresentable, Hashable, Sendable, CustomStringConvertib
         case 0x01: "LE 1M"
         case 0x02: "LE 2M"
         case 0x03: "LE Coded"
-        default: "reserved PHY \(hexByte(rawValue))"
+        default: "reserved PHY \(reservedValueHex(rawValue))"
         }
     }
 }
@@ -67,7 +67,7 @@ public struct LEScanType: RawRepresentable, Hashable, Sendable, CustomStringConv
         switch rawValue {
         case 0x00: "passive"
         case 0x01: "active"
-        default: "reserved scan type \(hexByte(rawValue))"
+        default: "reserved scan type \(reservedValueHex(rawValue))"
         }
     }
 }

@@ -48,7 +48,7 @@ public struct LEAddDeviceToResolvingList: HCICommand, Equatable {
     }
 
     public func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(peerIdentityAddressType)
+        writer.writeAddressTypeParameter(peerIdentityAddressType)
         writer.write(peerIdentityAddress)
         writer.write(contentsOf: peerIRK)
         writer.write(contentsOf: localIRK)
@@ -76,7 +76,7 @@ public struct LERemoveDeviceFromResolvingList: HCICommand, Equatable {
     }
 
     public func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(peerIdentityAddressType)
+        writer.writeAddressTypeParameter(peerIdentityAddressType)
         writer.write(peerIdentityAddress)
     }
 }
@@ -178,7 +178,7 @@ public struct LESetPrivacyMode: HCICommand, Equatable {
     }
 
     public func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(peerIdentityAddressType)
+        writer.writeAddressTypeParameter(peerIdentityAddressType)
         writer.write(peerIdentityAddress)
         writer.write(privacyMode.rawValue)
     }

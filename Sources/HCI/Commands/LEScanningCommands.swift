@@ -43,7 +43,7 @@ public struct LESetScanParameters: HCICommand, Equatable {
         writer.write(leScanType.rawValue)
         writer.write(leScanInterval)
         writer.write(leScanWindow)
-        writer.write(ownAddressType)
+        writer.writeAddressTypeParameter(ownAddressType)
         writer.write(scanningFilterPolicy.rawValue)
     }
 }
@@ -159,7 +159,7 @@ public struct LESetExtendedScanParameters: HCICommand, Equatable {
     }
 
     public func encodeParameters(into writer: inout ByteWriter) {
-        writer.write(ownAddressType)
+        writer.writeAddressTypeParameter(ownAddressType)
         writer.write(scanningFilterPolicy.rawValue)
         writer.write(scanningPHYs.rawValue)
         for entry in phyParameters {

@@ -56,8 +56,8 @@ func checkPHYEntries(_ count: Int, mask: LEPHYMask) throws(DecodeError) {
 }
 
 extension ByteWriter {
-    mutating func write(_ type: AddressType) { write(type.rawValue) }
+    mutating func writeAddressTypeParameter(_ type: AddressType) { write(type.rawValue) }
 }
 
 /// Two-digit hexadecimal for descriptions of reserved values.
-func hexByte(_ value: UInt8) -> String { "0x" + Hex.string([value]) }
+func reservedValueHex(_ value: UInt8) -> String { "0x" + Hex.string([value]) }
