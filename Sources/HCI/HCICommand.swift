@@ -47,6 +47,8 @@ public protocol HCIReturnParameters: Sendable {
 /// For commands whose Command Complete holds only the status.
 public struct NoReturnParameters: HCIReturnParameters, Equatable {
     public init() {}
-    public init(decoding reader: inout ByteReader) throws(DecodeError) {}
+    /// Throws on anything after the status: bytes there mean the controller and BareBLE
+    /// disagree about the command, which is worth an error rather than silence.
+    public init(decoding reader: inout ByteReader) throws(DecodeError) { try reader.expectEnd() }
     public func encode(into writer: inout ByteWriter) {}
 }
