@@ -75,7 +75,7 @@ public struct LEPHY: RawRepresentable, Hashable, Sendable, CustomStringConvertib
         case .le1M: "LE 1M"
         case .le2M: "LE 2M"
         case .leCoded: "LE Coded"
-        default: "PHY 0x\(Hex.string([rawValue]))"
+        default: "reserved PHY 0x\(Hex.string([rawValue]))"
         }
     }
 }

@@ -71,7 +71,7 @@ private func encoded<R: HCIReturnParameters>(_ value: R) -> [UInt8] {
     }
 
     @Test func linkControl() throws {
-        let disconnect = Disconnect(connectionHandle: 0x0040, reason: 0x13)
+        let disconnect = Disconnect(connectionHandle: 0x0040, reason: .remoteUserTerminatedConnection)
         #expect(disconnect.encode() == bytes("06 04 03 40 00 13"))
         #expect(try decode(Disconnect.self, packet: disconnect.encode()) == disconnect)
         #expect(ReadRemoteVersionInformation(connectionHandle: 0x0001).encode() == bytes("1D 04 02 01 00"))

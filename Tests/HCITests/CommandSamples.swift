@@ -97,7 +97,7 @@ enum Samples {
         maxLatency: 0, supervisionTimeout: 0x01F4, minCELength: 0, maxCELength: 0x0010)
 
     static let commands: [CommandSample] = [
-        CommandSample(Disconnect(connectionHandle: 0x0040, reason: 0x13)),
+        CommandSample(Disconnect(connectionHandle: 0x0040, reason: .remoteUserTerminatedConnection)),
         CommandSample(ReadRemoteVersionInformation(connectionHandle: 0x0EFF)),
         CommandSample(Reset()),
         CommandSample(SetEventMask(mask: 0x3DBF_F807_FFFB_FFFF)),

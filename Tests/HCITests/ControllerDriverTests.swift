@@ -121,8 +121,9 @@ func opcodes(_ packets: [HCIPacket]) -> [HCIOpcode] {
     }
 
     @Test func sharedBuffersWhenTheControllerHasNoLEBuffers() async throws {
-        var chip = FakeChip()
-        chip.leBuffers = (0, 0)
+        var shared = FakeChip()
+        shared.leBuffers = (0, 0)
+        let chip = shared
         let transport = ScriptedTransport { packet in
             if opcodes([packet]) == [ReadBufferSize.opcode] {
                 var writer = ByteWriter()

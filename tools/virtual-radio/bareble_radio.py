@@ -178,7 +178,7 @@ def main() -> None:
     options = parser.parse_args()
     logging.basicConfig(level=logging.DEBUG if options.verbose else logging.WARNING,
                         stream=sys.stderr, format='%(asctime)s %(name)s %(levelname)s %(message)s')
-    logger.setLevel(logging.INFO)
+    logger.setLevel(logging.DEBUG if options.verbose else logging.WARNING)
     asyncio.run(Radio(options).run())
 
 

@@ -4,26 +4,6 @@ import BluetoothCore
 // reserves the remaining values for future use these are open structs over the raw octet,
 // not closed enums, so a command from a newer host still decodes (and traces) faithfully.
 
-/// One LE PHY as TX_PHY, RX_PHY, Primary_/Secondary_Advertising_PHY number it
-/// (Core Vol 4 Part E 7.8.47, 7.8.53).
-public struct LEPHY: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
-
-    public static let le1M = LEPHY(rawValue: 0x01)
-    public static let le2M = LEPHY(rawValue: 0x02)
-    public static let leCoded = LEPHY(rawValue: 0x03)
-
-    public var description: String {
-        switch rawValue {
-        case 0x01: "LE 1M"
-        case 0x02: "LE 2M"
-        case 0x03: "LE Coded"
-        default: "reserved PHY \(reservedValueHex(rawValue))"
-        }
-    }
-}
-
 /// A set of LE PHYs as a bitmask: TX_PHYs, RX_PHYs, Scanning_PHYs, Initiating_PHYs
 /// (Core Vol 4 Part E 7.8.48, 7.8.64, 7.8.66). Reserved bits are kept as they came.
 public struct LEPHYMask: OptionSet, Hashable, Sendable {

@@ -10,21 +10,19 @@ public struct Disconnect: HCICommand, Equatable {
     public static var supportedCommandBit: (octet: Int, bit: Int)? { (0, 5) }
     public static var completesWithStatus: Bool { true }
 
-    /// The remote-side reason, an HCI error code (usually 0x13 Remote User Terminated
-    /// Connection). Kept raw: the controller, not the host, decides which codes it allows.
-    public static let remoteUserTerminatedConnection: UInt8 = 0x13
-
     public let connectionHandle: UInt16
-    public let reason: UInt8
+    /// The reason the peer is told (usually Remote User Terminated Connection). Any code
+    /// decodes: the controller, not the host, decides which codes it allows.
+    public let reason: HCIErrorCode
 
-    public init(connectionHandle: UInt16, reason: UInt8 = Disconnect.remoteUserTerminatedConnection) {
+    public init(connectionHandle: UInt16, reason: HCIErrorCode = .remoteUserTerminatedConnection) {
         self.connectionHandle = connectionHandle
         self.reason = reason
     }
 
     public init(parameters reader: inout ByteReader) throws(DecodeError) {
         connectionHandle = try reader.readUInt16()
-        reason = try reader.readUInt8()
+        reason = try reader.readErrorCode()
         try reader.expectEnd()
     }
 

@@ -1,0 +1,81 @@
+import Foundation
+import HCITransport
+import Testing
+import TestSupport
+
+/// `bareble-central info`, the built executable, as a user runs it.
+@Suite(.serialized) struct CentralTool {
+    static let harness = Result { try RadioHarness(arguments: ["--tcp"]) }
+
+    /// The tool sits beside the test bundle in the build folder.
+    static var executable: String {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("bareble-central").path) {
+            let up = directory.deletingLastPathComponent()
+            if up.path == directory.path { break }
+            directory = up
+        }
+        return directory.appendingPathComponent("bareble-central").path
+    }
+
+    struct Run {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = arguments
+        var merged = ProcessInfo.processInfo.environment
+        merged.removeValue(forKey: "BAREBLE_TRANSPORT")
+        for (key, value) in environment { merged[key] = value }
+        process.environment = merged
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
+    }
+
+    @Test func infoAsJSONWithACapture() throws {
+        let harness = try Self.harness.get()
+        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-info-\(getpid()).btsnoop").path
+        let result = try run(["info", "--transport", "tcp:127.0.0.1:\(harness.radio.tcpPort)", "--json", "--btsnoop", capture])
+        #expect(result.status == 0, "\(result.errors)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let address = try #require(object["address"] as? String)
+        // The address is the one the radio assigned to this client.
+        _ = try harness.clientID(address: address)
+        let acl = try #require(object["aclBuffer"] as? [String: Any])
+        #expect((acl["packetLength"] as? Int ?? 0) > 0)
+        let commands = try #require(object["leCommands"] as? [String: Bool])
+        #expect(commands["LE Set Extended Scan Enable"] == true)
+        #expect((object["leFeatures"] as? [String])?.contains("LE Extended Advertising") == true)
+        let report = try Tshark.check(capture)
+        #expect(report.packets > 10)
+        #expect(report.malformed.isEmpty, "tshark: \(report.malformed)")
+    }
+
+    @Test func withoutATransportItStartsTheVirtualRadioAndSaysSo() throws {
+        let result = try run(["info"])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.errors.split(separator: "\n").filter { $0.contains("virtual radio") }.count == 1, "\(result.errors)")
+        #expect(result.output.contains("Address"))
+        #expect(result.output.contains("LE Set Extended Scan Enable"))
+    }
+
+    @Test func aBadTransportSaysWhatIsWrong() throws {
+        let result = try run(["info", "--transport", "tcp:127.0.0.1:1"])
+        #expect(result.status != 0)
+        #expect(result.errors.contains("127.0.0.1:1"), "\(result.errors)")
+        let kernel = try run(["info", "--transport", "hci:0"])
+        #expect(kernel.status != 0)
+        #expect(kernel.errors.contains("no Bluetooth support"), "\(kernel.errors)")
+    }
+}

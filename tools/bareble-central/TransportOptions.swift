@@ -1,0 +1,62 @@
+import ArgumentParser
+import Glibc
+import HCI
+import HCITransport
+
+/// The options every subcommand shares: which controller, and where to record the traffic.
+struct TransportOptions: ParsableArguments {
+    @Option(help: "The controller: tcp:HOST:PORT, serial:/dev/ttyX[,BAUD][,rtscts], hci:N, hci-raw:N or virtual. Default: $BAREBLE_TRANSPORT, else the first adapter, else the virtual radio.")
+    var transport: String?
+
+    @Option(help: "Record every HCI packet, both ways, to this btsnoop file (Wireshark and tshark read it).")
+    var btsnoop: String?
+
+    /// Opens the transport and starts the driver; the controller is not yet powered on.
+    func openController() throws -> HCIController {
+        let writer: BTSnoopWriter?
+        do {
+            writer = try btsnoop.map { try BTSnoopWriter(path: $0, datalink: .h4) }
+        } catch {
+            throw ToolError("cannot record to \(btsnoop ?? ""): \(error)")
+        }
+        do throws(TransportError) {
+            let spec: TransportSpec
+            if let transport {
+                spec = try TransportSpec(parsing: transport)
+            } else {
+                let choice = try TransportSpec.defaultChoice()
+                if choice.spec == .virtual { printError(choice.reason) }
+                spec = choice.spec
+            }
+            var base = try spec.open()
+            if let writer { base = CapturingTransport(base, writer: writer) }
+            let controller = HCIController(transport: base)
+            try controller.start()
+            return controller
+        } catch {
+            throw ToolError(error.description)
+        }
+    }
+}
+
+/// A failure already phrased for the user: printed as is, exit status 1.
+struct ToolError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+func printError(_ line: String) {
+    var standardError = StandardError()
+    print(line, to: &standardError)
+}
+
+struct StandardError: TextOutputStream {
+    mutating func write(_ string: String) {
+        var bytes = Array(string.utf8)
+        while !bytes.isEmpty {
+            let written = Glibc.write(2, bytes, bytes.count)
+            if written <= 0 { return }
+            bytes.removeFirst(written)
+        }
+    }
+}

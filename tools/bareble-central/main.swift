@@ -1,2 +1,0 @@
-// Placeholder: the info command lands with the controller driver.
-print("bareble-central")
