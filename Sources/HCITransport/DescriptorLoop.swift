@@ -1,5 +1,8 @@
 import Glibc
 import Synchronization
+// Socket constants are declared by whichever clang module (Glibc or CBluetooth, whose
+// headers include <sys/socket.h>) is built first; import both so either works.
+import CBluetooth
 
 /// One file descriptor, its reader thread and its writers: the machinery shared by every
 /// descriptor-based transport and by the monitor reader.

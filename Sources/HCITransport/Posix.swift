@@ -1,4 +1,7 @@
 import Glibc
+// Socket constants are declared by whichever clang module (Glibc or CBluetooth, whose
+// headers include <sys/socket.h>) is built first; import both so either works.
+import CBluetooth
 
 /// Small wrappers over the system calls the transports share.
 enum Posix {

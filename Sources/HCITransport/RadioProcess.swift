@@ -1,4 +1,7 @@
 import Glibc
+// Socket constants are declared by whichever clang module (Glibc or CBluetooth, whose
+// headers include <sys/socket.h>) is built first; import both so either works.
+import CBluetooth
 
 /// Starting, feeding and ending the virtual radio's process.
 enum RadioProcess {

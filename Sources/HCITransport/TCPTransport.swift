@@ -1,4 +1,7 @@
 import Glibc
+// Socket constants are declared by whichever clang module (Glibc or CBluetooth, whose
+// headers include <sys/socket.h>) is built first; import both so either works.
+import CBluetooth
 
 /// H4 over a TCP connection (`tcp:HOST:PORT`): a controller bridged to the network, or the
 /// virtual radio.
