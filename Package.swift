@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HCITransport", targets: ["HCITransport"]),
         .library(name: "HCI", targets: ["HCI"]),
         .executable(name: "bareble-central", targets: ["bareble-central"]),
+        .executable(name: "bareble-bench", targets: ["bareble-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -35,6 +36,16 @@ let package = Package(
         ),
         // Shared by the test targets only: seeded random input, the virtual radio's harness.
         .target(name: "TestSupport", dependencies: ["HCITransport"], path: "Tests/TestSupport", swiftSettings: strict),
+        // Benchmarks: figures beside a baseline (Bumble) measured in the same run. The
+        // allocation counter interposes malloc, so it is linked into the benchmark only.
+        .target(name: "CAllocationCounter", path: "tools/allocation-counter"),
+        .executableTarget(
+            name: "bareble-bench",
+            dependencies: ["HCI", "HCITransport", "CAllocationCounter", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "tools/bareble-bench",
+            exclude: ["bumble_scan_baseline.py"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "BluetoothCoreTests", dependencies: ["BluetoothCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["HCI", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "HCITransportTests", dependencies: ["HCITransport", "TestSupport"], swiftSettings: strict),

@@ -1,3 +1,4 @@
+import Glibc
 import BluetoothCore
 import Synchronization
 
@@ -19,6 +20,17 @@ public final class DescriptorTransport: HCITransport {
 
     private let loop: DescriptorLoop
     private let counters = Mutex(H4Framer.Statistics())
+
+    /// H4 over a byte-stream descriptor the caller already holds (one end of a socketpair, a
+    /// bridge's socket, a device node opened its own way). Takes ownership of `fd`.
+    public static func stream(
+        fd: Int32, name: String, framing: H4Framer.Configuration = .controllerToHost
+    ) throws(TransportError) -> DescriptorTransport {
+        var status = stat()
+        let isSocket = fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
+        let loop = try DescriptorLoop(fd: fd, spec: nil, name: name, isSocket: isSocket)
+        return DescriptorTransport(loop: loop, framing: .stream(framing))
+    }
 
     init(loop: DescriptorLoop, framing: Framing, sendTimeout: Duration = .seconds(2)) {
         self.loop = loop

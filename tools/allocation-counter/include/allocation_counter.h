@@ -1,0 +1,15 @@
+#ifndef BAREBLE_ALLOCATION_COUNTER_H
+#define BAREBLE_ALLOCATION_COUNTER_H
+
+/* Counts heap allocations made by the whole process while enabled, so the benchmark can
+   report bytes and allocations per advertising report. It interposes malloc and friends
+   (glibc supports replacing the allocator by ELF symbol interposition) and forwards to
+   glibc's own implementation. Linked into bareble-bench only. */
+
+#include <stdint.h>
+
+void bareble_allocation_counter_enable(int enabled);
+uint64_t bareble_allocation_count(void);
+uint64_t bareble_allocated_bytes(void);
+
+#endif

@@ -1,0 +1,96 @@
+import BluetoothCore
+import Dispatch
+import Glibc
+import HCI
+import HCITransport
+import Synchronization
+
+/// A fake controller on one end of a socketpair: answers bring-up and scan commands like a
+/// small LE controller, then streams advertising reports as fast as asked. The host side is
+/// an ordinary ``DescriptorTransport``, so the benchmark runs BareBLE's real reader path.
+final class StreamController: Sendable {
+    let hostTransport: DescriptorTransport
+    private let fd: Int32
+    private let writeLock = Mutex(())
+    private let scanEnabled = Atomic(false)
+
+    init() throws {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { throw BenchError("socketpair failed") }
+        fd = pair[0]
+        hostTransport = try DescriptorTransport.stream(fd: pair[1], name: "socketpair")
+        let fd = self.fd
+        DispatchQueue.global().async { [self] in answerCommands(fd) }
+    }
+
+    var isScanning: Bool { scanEnabled.load(ordering: .acquiring) }
+
+    /// Writes bytes that hold whole frames, under the lock shared with command answers.
+    func write(_ bytes: [UInt8]) {
+        writeLock.withLock { _ in
+            bytes.withUnsafeBytes { raw in
+                var sent = 0
+                while sent < raw.count {
+                    let written = Glibc.write(fd, raw.baseAddress! + sent, raw.count - sent)
+                    if written <= 0 { return }
+                    sent += written
+                }
+            }
+        }
+    }
+
+    private func answerCommands(_ fd: Int32) {
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(fd, &chunk, chunk.count)
+            if count <= 0 { return }
+            buffer += chunk[0..<count]
+            while buffer.count >= 4, buffer[0] == 0x01, buffer.count >= 4 + Int(buffer[3]) {
+                let opcode = HCIOpcode(rawValue: UInt16(buffer[1]) | UInt16(buffer[2]) << 8)
+                let parameters = Array(buffer[4..<4 + Int(buffer[3])])
+                buffer.removeFirst(4 + Int(buffer[3]))
+                let returned = [0] + answer(opcode, parameters)
+                let event = HCIEvent.commandComplete(.init(numHCICommandPackets: 1, opcode: opcode, returnParameters: returned))
+                write([0x04] + event.encode())
+            }
+        }
+    }
+
+    private func answer(_ opcode: HCIOpcode, _ parameters: [UInt8]) -> [UInt8] {
+        var writer = ByteWriter()
+        switch opcode {
+        case ReadLocalVersionInformation.opcode:
+            ReadLocalVersionInformation.ReturnParameters(hciVersion: 0x0C, hciSubversion: 0, lmpVersion: 0x0C, manufacturer: 0xFFFF, lmpSubversion: 0).encode(into: &writer)
+        case ReadLocalSupportedCommands.opcode:
+            SupportedCommands(commands: [
+                LESetExtendedScanParameters.self, LESetExtendedScanEnable.self, LESetScanParameters.self,
+                LESetScanEnable.self, LEReadBufferSizeV1.self,
+            ]).encode(into: &writer)
+        case ReadLocalSupportedFeatures.opcode:
+            writer.write(LMPFeatures([.leSupportedController, .brEdrNotSupported]).rawValue)
+        case LEReadLocalSupportedFeatures.opcode:
+            writer.write(LEFeatures([.leExtendedAdvertising]).rawValue)
+        case ReadBDADDR.opcode:
+            writer.write(BluetoothAddress(0xF00D_0000_BE4C))
+        case LEReadBufferSizeV1.opcode:
+            writer.write(UInt16(251))
+            writer.write(UInt8(8))
+        case LESetExtendedScanEnable.opcode, LESetScanEnable.opcode:
+            scanEnabled.store(parameters.first == 1, ordering: .releasing)
+        default:
+            break
+        }
+        return writer.bytes
+    }
+
+    func close() {
+        Glibc.shutdown(fd, Int32(SHUT_RDWR))
+        hostTransport.close()
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
