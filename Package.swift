@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "BluetoothCore", targets: ["BluetoothCore"]),
         .library(name: "HCITransport", targets: ["HCITransport"]),
         .library(name: "HCI", targets: ["HCI"]),
+        .library(name: "L2CAP", targets: ["L2CAP"]),
+        .library(name: "ATT", targets: ["ATT"]),
         .executable(name: "bareble-central", targets: ["bareble-central"]),
         .executable(name: "bareble-bench", targets: ["bareble-bench"]),
     ],
@@ -28,6 +30,8 @@ let package = Package(
         ),
         .target(name: "HCITransport", dependencies: ["BluetoothCore", "CBluetooth"], swiftSettings: strict),
         .target(name: "HCI", dependencies: ["BluetoothCore", "HCITransport"], swiftSettings: strict),
+        .target(name: "L2CAP", dependencies: ["BluetoothCore", "HCI"], swiftSettings: strict),
+        .target(name: "ATT", dependencies: ["BluetoothCore", "L2CAP"], swiftSettings: strict),
         .executableTarget(
             name: "bareble-central",
             dependencies: ["HCI", "HCITransport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -49,6 +53,8 @@ let package = Package(
         .testTarget(name: "BluetoothCoreTests", dependencies: ["BluetoothCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["HCI", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "HCITransportTests", dependencies: ["HCITransport", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "L2CAPTests", dependencies: ["L2CAP", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ATTTests", dependencies: ["ATT", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["HCI", "HCITransport", "TestSupport"], swiftSettings: strict),
     ]
 )

@@ -1,0 +1,1 @@
+// ATT: PDUs, bearer, client (issue 4).
