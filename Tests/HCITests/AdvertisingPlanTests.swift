@@ -112,6 +112,14 @@ import TestSupport
     @Test func automaticFormatPrefersLegacyPDUsWhenTheyFit() throws {
         #expect(try plan(.init(kind: .connectableUndirected), data: 31, scanResponse: 31, Self.extended).legacyPDUs)
         #expect(try plan(.init(kind: .connectableUndirected), data: 32, Self.extended).legacyPDUs == false)
+        // Only legacy PDUs carry data plus scan response for a connectable set: the error
+        // names the overflow rather than the extended rule.
+        #expect(throws: AdvertisingError.dataTooLong(what: "scan response data", length: 40, limit: 31)) {
+            try plan(.init(kind: .connectableUndirected), scanResponse: 40, Self.extended)
+        }
+        #expect(throws: AdvertisingError.dataTooLong(what: "advertising data", length: 40, limit: 31)) {
+            try plan(.init(kind: .scannableUndirected), data: 40, scanResponse: 3, Self.extended)
+        }
         #expect(try plan(.init(kind: .nonConnectableUndirected, secondaryPHY: .le2M), Self.extended).legacyPDUs == false)
         #expect(try plan(.init(kind: .nonConnectableUndirected, interval: .seconds(11)), Self.extended).legacyPDUs == false)
         #expect(try plan(.init(kind: .connectableUndirected), Self.extended).eventProperties == [.useLegacyPDUs, .connectable, .scannable])

@@ -71,10 +71,19 @@ struct AdvertisingPlan: Sendable {
             case .automatic:
                 // Legacy PDUs reach every scanner; extended ones only when something needs them.
                 let legacyRange = AdvertisingTime.legacyIntervalUnits
-                legacyPDUs = data.count <= LegacyAdvertisingPayload.capacity
+                let fitsLegacy = data.count <= LegacyAdvertisingPayload.capacity
                     && self.scanResponse.count <= LegacyAdvertisingPayload.capacity
                     && parameters.primaryPHY == .le1M && parameters.secondaryPHY == .le1M
                     && (maximum.map { $0 <= legacyRange.upperBound } ?? true)
+                // Data plus scan response for a connectable set, or advertising data for a
+                // scannable one, exist only with legacy PDUs: stay legacy so that an
+                // overflow is reported as the overflow it is.
+                let onlyLegacyCarriesIt = switch parameters.kind {
+                case .connectableUndirected: !self.scanResponse.isEmpty
+                case .scannableUndirected: !data.isEmpty
+                case .nonConnectableUndirected: false
+                }
+                legacyPDUs = fitsLegacy || onlyLegacyCarriesIt
             }
         } else {
             legacyPDUs = true
