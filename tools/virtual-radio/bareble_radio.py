@@ -2,7 +2,7 @@
 """BareBLE virtual radio: Bumble software controllers on one emulated LE link,
 exposed to our stack as H4 over loopback TCP and/or a pty, plus scripted peers.
 
-    bareble_radio.py [--tcp] [--pty] [--peripheral] [--advertiser]
+    bareble_radio.py [--tcp] [--pty] [--peripheral] [--advertiser] [--scanner]
                      [--btsnoop DIR] [--lifetime SECONDS]
 
 stdout: first line {"event": "ready", "tcp": PORT, "pty": PATH}, then one JSON
@@ -24,7 +24,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from radio_air import RadioLink  # noqa: E402
-from radio_peers import Beacon, HeartRatePeripheral  # noqa: E402
+from radio_peers import Beacon, HeartRatePeripheral, Scanner  # noqa: E402
 from radio_transport import Exposed, PtyEndpoint, TcpServer  # noqa: E402
 
 logger = logging.getLogger('bareble_radio')
@@ -144,6 +144,8 @@ class Radio:
             self.peers['peripheral'] = HeartRatePeripheral(self.link, emit)
         if self.options.advertiser:
             self.peers['advertiser'] = Beacon(self.link, emit)
+        if self.options.scanner:
+            self.peers['scanner'] = Scanner(self.link, emit)
         await asyncio.gather(*(peer.start() for peer in self.peers.values()))
         if self.options.tcp:
             server = TcpServer(self.new_tcp_client, self.tcp_client_closed)
@@ -158,6 +160,7 @@ class Radio:
         loop.add_signal_handler(signal.SIGINT, self.shutdown, 'SIGINT')
         loop.call_later(self.options.lifetime, self.shutdown, 'lifetime expired')
         emit(**ready)
+        await asyncio.gather(*(peer.after_ready() for peer in self.peers.values()))
         logger.info('ready after %.0f ms', (time.monotonic() - START) * 1000)
         await asyncio.Event().wait()
 
@@ -171,6 +174,8 @@ def main() -> None:
     parser.add_argument('--pty', action='store_true', help='expose one controller on a pty')
     parser.add_argument('--peripheral', action='store_true', help='add the BareBLE-HRM peripheral')
     parser.add_argument('--advertiser', action='store_true', help='add the BareBLE-Beacon advertiser')
+    parser.add_argument('--scanner', action='store_true',
+                        help='add the BareBLE-Scanner, which logs every advertisement it hears')
     parser.add_argument('--btsnoop', metavar='DIR', help='record each exposed transport here')
     parser.add_argument('--lifetime', type=float, default=600, metavar='SECONDS',
                         help='watchdog: exit after this long (default 600)')

@@ -30,6 +30,12 @@ LegacyAdvertisingType = hci.HCI_LE_Set_Advertising_Parameters_Command.Advertisin
 
 # Advertising timers below this are pointless on the emulated air and only burn CPU.
 MINIMUM_ADVERTISING_INTERVAL_S = 0.010
+# Advertising_Event_Properties bits (Vol 4 Part E 7.8.53) and the data operation that
+# carries a whole payload (7.8.54).
+ADV_CONNECTABLE, ADV_SCANNABLE, ADV_LEGACY = 0x01, 0x02, 0x10
+COMPLETE_DATA = 0x03
+ADVERTISING_TIMEOUT_ERROR = 0x3C
+LIMIT_REACHED_ERROR = 0x43
 
 
 @dataclasses.dataclass
@@ -98,11 +104,39 @@ class RadioAdvertisingSet(bumble_controller.AdvertisingSet):
     """Extended advertising set that tells scanners its event properties and scan
     response (gaps 4/5/6: a non-connectable set must look and be non-connectable)."""
 
+    events_sent: int = 0
+    max_events: int | None = None
+    duration_timer: asyncio.TimerHandle | None = None
+
     @property
     def properties(self) -> int:
         if not self.parameters:
             return 0
         return int(self.parameters.advertising_event_properties)
+
+    def limit(self, duration_s: float | None, max_events: int | None) -> None:
+        """Duration and event limits of one enable (Vol 4 Part E 7.8.56)."""
+        self.events_sent = 0
+        self.max_events = max_events
+        if self.duration_timer:
+            self.duration_timer.cancel()
+        self.duration_timer = None
+        if duration_s is not None:
+            self.duration_timer = asyncio.get_running_loop().call_later(
+                duration_s, self.terminate, ADVERTISING_TIMEOUT_ERROR
+            )
+
+    def terminate(self, status: int) -> None:
+        if not self.enabled:
+            return
+        self.stop()
+        self.controller.send_advertising_set_terminated(self.handle, status, self.events_sent)
+
+    def stop(self) -> None:
+        super().stop()
+        if self.duration_timer:
+            self.duration_timer.cancel()
+        self.duration_timer = None
 
     @property
     def connectable(self) -> bool:
@@ -127,6 +161,9 @@ class RadioAdvertisingSet(bumble_controller.AdvertisingSet):
                 sid=0xFF if legacy else self.parameters.advertising_sid,
             )
         )
+        self.events_sent += 1
+        if self.max_events is not None and self.events_sent >= self.max_events:
+            self.terminate(LIMIT_REACHED_ERROR)
 
 
 class RadioLink(LocalLink):

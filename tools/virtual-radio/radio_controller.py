@@ -15,7 +15,9 @@ import struct
 from bumble import hci, ll
 from bumble.controller import Controller
 
-from radio_air import RadioAdvertisingSet, RadioLegacyAdvertiser
+from radio_air import (
+    ADV_CONNECTABLE, ADV_LEGACY, ADV_SCANNABLE, COMPLETE_DATA, RadioAdvertisingSet, RadioLegacyAdvertiser,
+)
 from radio_commands import CommandsMixin
 from radio_scanner import ScannerMixin
 
@@ -310,10 +312,56 @@ class RadioController(CommandsMixin, ScannerMixin, Controller):
 
     # Gap 4/5/6: our advertising set class carries event properties to scanners.
     def on_hci_le_set_extended_advertising_parameters_command(self, command):
+        properties = int(command.advertising_event_properties)
+        if not properties & ADV_LEGACY and properties & ADV_CONNECTABLE and properties & ADV_SCANNABLE:
+            # Extended PDUs cannot be connectable and scannable at once (Vol 4 Part E
+            # 7.8.53); a real controller refuses, so a host bug shows up here too. The
+            # Command Complete still carries Selected_TX_Power (tshark expects it).
+            return hci.HCI_LE_Set_Extended_Advertising_Parameters_ReturnParameters(
+                status=E.INVALID_COMMAND_PARAMETERS_ERROR, selected_tx_power=0
+            )
         self.advertising_sets.setdefault(
             command.advertising_handle, RadioAdvertisingSet(self, command.advertising_handle)
         )
         return super().on_hci_le_set_extended_advertising_parameters_command(command)
+
+    def on_hci_le_set_extended_advertising_data_command(self, command):
+        advertising_set = self.advertising_sets.get(command.advertising_handle)
+        if advertising_set is not None and advertising_set.properties & ADV_LEGACY:
+            # Legacy PDUs carry 31 bytes, in one complete operation (7.8.54).
+            if len(command.advertising_data) > 31 or command.operation != COMPLETE_DATA:
+                return hci.HCI_StatusReturnParameters(E.INVALID_COMMAND_PARAMETERS_ERROR)
+        return super().on_hci_le_set_extended_advertising_data_command(command)
+
+    def on_hci_le_set_extended_scan_response_data_command(self, command):
+        advertising_set = self.advertising_sets.get(command.advertising_handle)
+        if advertising_set is not None and advertising_set.parameters is not None:
+            properties = advertising_set.properties
+            if command.scan_response_data and not properties & ADV_SCANNABLE:
+                # A non-scannable set has no scan response to hold (7.8.55).
+                return hci.HCI_StatusReturnParameters(E.INVALID_COMMAND_PARAMETERS_ERROR)
+            if properties & ADV_LEGACY and (len(command.scan_response_data) > 31 or command.operation != COMPLETE_DATA):
+                return hci.HCI_StatusReturnParameters(E.INVALID_COMMAND_PARAMETERS_ERROR)
+        return super().on_hci_le_set_extended_scan_response_data_command(command)
+
+    def on_hci_le_set_extended_advertising_enable_command(self, command):
+        result = super().on_hci_le_set_extended_advertising_enable_command(command)
+        if command.enable:
+            # Bumble ignores Duration and Max_Extended_Advertising_Events; a real
+            # controller ends the set and says so with LE Advertising Set Terminated.
+            for handle, duration, max_events in zip(
+                command.advertising_handles, command.durations, command.max_extended_advertising_events
+            ):
+                advertising_set = self.advertising_sets.get(handle)
+                if advertising_set is not None:
+                    advertising_set.limit(duration * 0.010 if duration else None, max_events or None)
+        return result
+
+    def send_advertising_set_terminated(self, handle: int, status: int, events: int) -> None:
+        self.send_hci_packet(hci.HCI_LE_Advertising_Set_Terminated_Event(
+            status=status, advertising_handle=handle, connection_handle=0,
+            num_completed_extended_advertising_events=min(events, 0xFF),
+        ))
 
     def on_hci_le_set_advertising_set_random_address_command(self, command):
         self.advertising_sets.setdefault(

@@ -71,6 +71,10 @@ class Peer:
 
         connection.on(connection.EVENT_DISCONNECTION, on_disconnection)
 
+    async def after_ready(self) -> None:
+        """Runs once the ready line is out: peers that log what they observe start
+        observing here, so the ready line stays the first line."""
+
     async def disconnect_all(self) -> None:
         for connection in list(self.device.connections.values()):
             await connection.disconnect()
@@ -138,3 +142,89 @@ class Beacon(Peer):
             advertising_type=AdvertisingType.UNDIRECTED,  # non-connectable, non-scannable
             advertising_data=self.advertising_data,
         )
+
+
+SCANNER_ADDRESS = 'C4:4B:4D:00:00:03'
+# Extended report event type bits (Vol 4 Part E 7.7.65.13) and its data status field.
+_EXT_CONNECTABLE, _EXT_SCANNABLE, _EXT_SCAN_RESPONSE, _EXT_LEGACY = 0x01, 0x02, 0x08, 0x10
+_DATA_MORE_TO_COME = 1
+_LegacyReport = hci.HCI_LE_Advertising_Report_Event.Report
+_LegacyType = hci.HCI_LE_Advertising_Report_Event.EventType
+_ADDRESS_TYPES = {0: 'public', 1: 'random', 2: 'public-identity', 3: 'random-identity', 0xFF: 'anonymous'}
+
+
+class Scanner(Peer):
+    """Scans actively and reports what it hears: one `heard` event whenever an
+    advertiser's PDU kind, data or scan response differs from the last one logged
+    for that address. Extended scanning hears legacy PDUs too (they come with the
+    legacy bit set); legacy reports are understood as well, should a controller
+    send them. Reports are taken from the host before Bumble's accumulator, which
+    merges advertising data and scan response into one."""
+
+    def __init__(self, link, log) -> None:
+        super().__init__('scanner', 'BareBLE-Scanner', SCANNER_ADDRESS, link, log)
+        self.fragments: dict[tuple, bytes] = {}  # (address key, is scan response) -> bytes so far
+        self.awaiting_response: dict[tuple, dict] = {}  # scannable advertisement, until its scan response
+        self.last_heard: dict[tuple, tuple] = {}
+
+    async def start(self) -> None:
+        await self.device.power_on()
+        self.device.host.on('advertising_report', self.on_report)
+
+    async def after_ready(self) -> None:
+        await self.device.start_scanning(active=True, filter_duplicates=False)
+
+    def on_report(self, report) -> None:
+        address_key = (bytes(report.address.address_bytes), int(report.address_type))
+        if isinstance(report, _LegacyReport):
+            kind = report.event_type
+            is_scan_response = kind == _LegacyType.SCAN_RSP
+            flags = dict(
+                connectable=kind in (_LegacyType.ADV_IND, _LegacyType.ADV_DIRECT_IND),
+                scannable=kind in (_LegacyType.ADV_IND, _LegacyType.ADV_SCAN_IND),
+                legacy=True,
+            )
+            more = False
+        else:
+            kind = int(report.event_type)
+            is_scan_response = bool(kind & _EXT_SCAN_RESPONSE)
+            flags = dict(
+                connectable=bool(kind & _EXT_CONNECTABLE),
+                scannable=bool(kind & _EXT_SCANNABLE),
+                legacy=bool(kind & _EXT_LEGACY),
+            )
+            more = (kind >> 5) & 3 == _DATA_MORE_TO_COME
+        # Data longer than one report arrives in pieces (data status "more to come").
+        fragment_key = (address_key, is_scan_response)
+        data = self.fragments.pop(fragment_key, b'') + bytes(report.data)
+        if more:
+            self.fragments[fragment_key] = data
+            return
+        if is_scan_response:
+            advertisement = self.awaiting_response.pop(address_key, None)
+            if advertisement is not None:
+                self.heard(address_key, advertisement, data)
+            return
+        # A scannable advertisement whose scan response never came is reported without one.
+        if (previous := self.awaiting_response.pop(address_key, None)) is not None:
+            self.heard(address_key, previous, None)
+        advertisement = dict(
+            address=report.address.to_string(False),
+            address_type=_ADDRESS_TYPES.get(int(report.address_type), str(int(report.address_type))),
+            **flags,
+            data=data.hex(),
+            rssi=int(report.rssi),
+        )
+        if flags['scannable'] and not self.device.scanning_is_passive:
+            self.awaiting_response[address_key] = advertisement
+        else:
+            self.heard(address_key, advertisement, None)
+
+    def heard(self, address_key: tuple, advertisement: dict, scan_response: bytes | None) -> None:
+        event = dict(event='heard', **advertisement)
+        event['scan_response'] = None if scan_response is None else scan_response.hex()
+        signature = tuple((k, v) for k, v in event.items() if k != 'rssi')
+        if self.last_heard.get(address_key) == signature:
+            return
+        self.last_heard[address_key] = signature
+        self.log(**event)

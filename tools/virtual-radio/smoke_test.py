@@ -217,11 +217,50 @@ def exposed_to_exposed(one: H4Host, two: H4Host) -> None:
     check(two.complete(0x200A, b'\x00') == b'\x00', 'advertising off')
 
 
+def heard_by_scanner(two: H4Host, find_event) -> None:
+    """The scanner peer hears client 2's own advertising with its exact bytes and
+    PDU kind; the controller enforces the extended advertising rules and limits."""
+    random_address = bytes.fromhex('0a0900000dc6')  # C6:0D:00:00:09:0A, LSO first
+    check(two.complete(0x2005, random_address) == b'\x00', 'LE Set Random Address')
+    ad = bytes.fromhex('020106') + bytes([6, 9]) + b'smoke'
+    rsp = bytes([5, 0xFF, 0xFF, 0xFF, 7, 8])
+    check(two.complete(0x2006, struct.pack('<HHBBB6sBB', 0x20, 0x20, 2, 1, 0, bytes(6), 7, 0)) == b'\x00', 'ADV_SCAN_IND from the random address')
+    check(two.complete(0x2008, bytes([len(ad)]) + ad.ljust(31, b'\0')) == b'\x00', 'advertising data')
+    check(two.complete(0x2009, bytes([len(rsp)]) + rsp.ljust(31, b'\0')) == b'\x00', 'scan response data')
+    check(two.complete(0x200A, b'\x01') == b'\x00', 'advertising on')
+    heard = find_event(lambda e: e['event'] == 'heard' and e['address'] == 'C6:0D:00:00:09:0A')
+    check(heard is not None and heard['address_type'] == 'random' and heard['legacy'] and heard['scannable']
+          and not heard['connectable'] and heard['data'] == ad.hex() and heard['scan_response'] == rsp.hex(),
+          f'scanner heard ADV_SCAN_IND with data and scan response {heard}')
+    check(two.complete(0x200A, b'\x00') == b'\x00', 'advertising off')
+
+    ext_params = lambda handle, props: struct.pack(
+        '<BH3s3sBBB6sBBbBBBB', handle, props, (0x20).to_bytes(3, 'little'), (0x20).to_bytes(3, 'little'),
+        7, 0, 0, bytes(6), 0, 0x7F, 1, 0, 1, 0, 0)
+    check(two.complete(0x2036, ext_params(2, 0x03))[:1] == b'\x12', 'extended connectable + scannable -> 0x12')
+    check(two.complete(0x2036, ext_params(2, 0x10))[:1] == b'\x00', 'extended set with legacy PDUs')
+    check(two.complete(0x2037, bytes([2, 3, 1, 40]) + bytes(40)) == b'\x12', '40 bytes in a legacy-PDU set -> 0x12')
+    check(two.complete(0x2038, bytes([2, 3, 1, 3]) + bytes(3)) == b'\x12', 'scan response for a non-scannable set -> 0x12')
+    check(two.complete(0x203C, b'\x02') == b'\x00', 'LE Remove Advertising Set')
+    # 400 bytes of extended data in two fragments; the set ends after 50 ms.
+    big = bytes([250, 0xFF]) + bytes(i & 0xFF for i in range(249)) + bytes([148, 0xFF]) + bytes(147)
+    check(two.complete(0x2036, ext_params(3, 0x00))[:1] == b'\x00', 'extended non-connectable set')
+    check(two.complete(0x2037, bytes([3, 1, 1, 251]) + big[:251]) == b'\x00', 'first fragment')
+    check(two.complete(0x2037, bytes([3, 2, 1, len(big) - 251]) + big[251:]) == b'\x00', 'last fragment')
+    check(two.complete(0x2039, bytes([1, 1, 3, 5, 0, 0])) == b'\x00', 'enable for 50 ms')
+    heard = find_event(lambda e: e['event'] == 'heard' and e['address'] == 'F0:0D:00:00:00:02' and e['data'] == big.hex())
+    check(heard is not None and heard['data'] == big.hex() and not heard['connectable'] and not heard['scannable']
+          and heard['scan_response'] is None and heard['address_type'] == 'public', 'scanner heard 400 bytes of extended data')
+    ended = two.wait(le_meta(0x12), 1.0)
+    check(ended is not None and ended[4] == 0x3C and ended[5] == 3, 'LE Advertising Set Terminated 0x3C after the duration')
+    check(two.complete(0x203D) == b'\x00', 'LE Clear Advertising Sets')
+
+
 def main() -> None:
     snoop_dir = tempfile.mkdtemp(prefix='radio-snoop-')
     radio = subprocess.Popen(
         [sys.executable, os.path.join(HERE, 'bareble_radio.py'), '--tcp', '--pty', '--peripheral',
-         '--advertiser', '--btsnoop', snoop_dir],
+         '--advertiser', '--scanner', '--btsnoop', snoop_dir],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
     )
 
@@ -335,6 +374,7 @@ def main() -> None:
           'event log: peripheral saw the disconnection (0x13)')
 
     exposed_to_exposed(one, two)
+    heard_by_scanner(two, find_event)
 
     # pty: bring-up and garbage between packets.
     master_path = ready['pty']

@@ -1,0 +1,221 @@
+import ArgumentParser
+import BluetoothCore
+import Dispatch
+import Glibc
+import HCI
+
+/// `bareble-central advertise`: put a name, services, manufacturer data or raw AD bytes on
+/// the air until Ctrl-C or --duration.
+struct Advertise: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Advertise a name, service UUIDs, manufacturer data or raw AD bytes until Ctrl-C or --duration.",
+        discussion: """
+            Connectable by default when --name or --service is given, non-connectable otherwise \
+            (raw and manufacturer payloads are usually beacons); --connectable and \
+            --non-connectable override. A non-connectable advertisement with a scan response is \
+            sent as scannable. Legacy PDUs (31 bytes, heard by every scanner) are used when the \
+            data fits and nothing else is asked for; --extended forces extended PDUs.
+            """
+    )
+
+    enum Connectability: EnumerableFlag {
+        case connectable
+        case nonConnectable
+
+        static func help(for value: Connectability) -> ArgumentHelp? {
+            switch value {
+            case .connectable: "Accept connections (ADV_IND; scannable too with legacy PDUs)."
+            case .nonConnectable: "A broadcast: no connections (ADV_NONCONN_IND, or ADV_SCAN_IND with a scan response)."
+            }
+        }
+    }
+
+    @OptionGroup var options: TransportOptions
+
+    @Option(help: "The complete local name to advertise.")
+    var name: String?
+
+    @Option(name: .customLong("service"), help: "A service UUID to advertise (16-, 32- or 128-bit); repeatable.")
+    var services: [String] = []
+
+    @Option(name: .customLong("manufacturer"), help: "Manufacturer specific data COMPANY:HEX, company as 0x004C or 76; repeatable.")
+    var manufacturers: [String] = []
+
+    @Option(help: "Raw advertising data (AD structures) in hex; replaces the data built from the other options.")
+    var raw: String?
+
+    @Option(name: .customLong("scan-response-raw"), help: "Raw scan response data in hex.")
+    var scanResponseRaw: String?
+
+    @Flag(help: "Connectability; see the discussion for the default.")
+    var connectability: Connectability?
+
+    @Option(help: "Advertising interval in milliseconds (legacy: 20 ... 10240).")
+    var interval: Double = 100
+
+    @Option(name: .customLong("tx-power"), help: "Requested TX power in dBm (extended advertising controllers only).")
+    var txPower: Int8?
+
+    @Flag(help: "Use extended advertising PDUs (Bluetooth 5 scanners only; up to the controller's maximum data length).")
+    var extended = false
+
+    @Flag(help: "Advertise from a fresh random static address instead of the controller's public address.")
+    var random = false
+
+    @Option(help: "Stop after this many seconds instead of waiting for Ctrl-C.")
+    var duration: Double?
+
+    func run() async throws {
+        let data = AdvertisingData(try advertisingBytes())
+        let scanResponse = try scanResponseRaw.map { AdvertisingData(try Self.hex($0, option: "--scan-response-raw")) }
+        let connectable = switch connectability {
+        case .connectable?: true
+        case .nonConnectable?: false
+        case nil: name != nil || !services.isEmpty
+        }
+        guard interval.isFinite, interval >= 0, interval < 1e9 else { throw ToolError("--interval \(interval) is not a number of milliseconds") }
+        if let duration, !(duration.isFinite && duration > 0 && duration < 1e7) {
+            throw ToolError("--duration \(duration) is not a positive number of seconds")
+        }
+        let parameters = AdvertisingParameters(
+            kind: connectable ? .connectableUndirected : scanResponse == nil ? .nonConnectableUndirected : .scannableUndirected,
+            interval: .microseconds(Int64((interval * 1000).rounded())),
+            pduFormat: extended ? .extended : .automatic,
+            ownAddress: random ? .randomStatic : .public,
+            txPower: txPower
+        )
+
+        let controller = try options.openController()
+        defer { controller.close() }
+        do {
+            try await controller.powerOn()
+        } catch {
+            throw ToolError(error.description)
+        }
+        let advertiser = Advertiser(controller: controller)
+        let set: AdvertisingSet
+        do {
+            set = try await advertiser.start(parameters, data: data, scanResponse: scanResponse)
+        } catch {
+            throw ToolError(error.description)
+        }
+        print(Self.summary(set, data: data, scanResponse: scanResponse, duration: duration))
+        fflush(nil)
+
+        await Self.waitForInterruptOrDuration(duration)
+        do {
+            try await set.stop()
+        } catch {
+            throw ToolError("could not stop advertising: \(error)")
+        }
+    }
+
+    /// "advertising as F0:0D:00:00:00:01 (public), connectable, legacy PDUs, interval 100 ms,
+    /// data 02010604094142 ..., until Ctrl-C"
+    static func summary(_ set: AdvertisingSet, data: AdvertisingData, scanResponse: AdvertisingData?, duration: Double?) -> String {
+        var parts = [
+            "advertising as \(set.address.address) (\(set.address.kind))",
+            set.parameters.kind.description,
+            set.usesLegacyPDUs ? "legacy PDUs" : "extended PDUs",
+            "interval \(milliseconds(set.interval)) ms",
+        ]
+        if let power = set.selectedTxPower { parts.append("TX power \(power) dBm") }
+        parts.append("data \(data.bytes.isEmpty ? "(none)" : Hex.string(data.bytes))")
+        if let scanResponse { parts.append("scan response \(scanResponse.bytes.isEmpty ? "(empty)" : Hex.string(scanResponse.bytes))") }
+        parts.append(duration.map { "for \($0) s" } ?? "until Ctrl-C")
+        return parts.joined(separator: ", ")
+    }
+
+    static func milliseconds(_ duration: Duration) -> String {
+        let microseconds = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+        return microseconds % 1000 == 0 ? String(microseconds / 1000) : String(Double(microseconds) / 1000)
+    }
+
+    /// Returns on SIGINT or SIGTERM (taken over from the default handlers, so that the
+    /// advertising is stopped on the controller before exit) or after `duration` seconds.
+    static func waitForInterruptOrDuration(_ duration: Double?) async {
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield() }
+            source.resume()
+            sources.append(source)
+        }
+        let timer = duration.map { seconds in
+            Task {
+                try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+                continuation.yield()
+            }
+        }
+        for await _ in stream { break }
+        timer?.cancel()
+        for source in sources { source.cancel() }
+    }
+
+    func advertisingBytes() throws -> [UInt8] {
+        if let raw { return try Self.hex(raw, option: "--raw") }
+        var builder = LocalAdvertisingData()
+        for text in services {
+            guard let uuid = BluetoothUUID(text) else { throw ToolError("--service \(text) is not a UUID: give 180D, 0000180D or the dashed 128-bit form") }
+            builder.service(uuid)
+        }
+        for text in manufacturers { try builder.manufacturer(text) }
+        if let name { try builder.name(name) }
+        return builder.bytes
+    }
+
+    static func hex(_ text: String, option: String) throws -> [UInt8] {
+        guard let bytes = Hex.bytes(text) else { throw ToolError("\(option) \(text) is not hex: give pairs of hex digits such as 020106") }
+        return bytes
+    }
+}
+
+/// A minimal AD structure encoder (Core Specification Supplement Part A) until the shared
+/// `AdvertisingDataBuilder` lands in BluetoothCore; the tool switches to it then. Order:
+/// flags, service lists (one complete list per UUID width), manufacturer data, name.
+struct LocalAdvertisingData {
+    private var uuids: [Int: [UInt8]] = [:]
+    private var manufacturerData: [[UInt8]] = []
+    private var localName: [UInt8]?
+
+    mutating func service(_ uuid: BluetoothUUID) {
+        uuids[uuid.byteWidth, default: []] += uuid.littleEndianBytes
+    }
+
+    mutating func manufacturer(_ text: String) throws {
+        let pieces = text.split(separator: ":", maxSplits: 1).map(String.init)
+        guard pieces.count == 2, let company = Self.company(pieces[0]), let data = Hex.bytes(pieces[1]) else {
+            throw ToolError("--manufacturer \(text) is not COMPANY:HEX: give for example 0x004C:0215 or 76:0215")
+        }
+        manufacturerData.append([UInt8(company & 0xFF), UInt8(company >> 8)] + data)
+    }
+
+    mutating func name(_ name: String) throws {
+        // One AD structure holds at most 254 bytes after its length octet.
+        guard name.utf8.count <= 253 else { throw ToolError("--name is \(name.utf8.count) bytes long; an AD structure holds at most 253: shorten it") }
+        localName = Array(name.utf8)
+    }
+
+    var bytes: [UInt8] {
+        // Flags: LE General Discoverable, BR/EDR Not Supported.
+        var out = Self.structure(0x01, [0x06])
+        // Complete List of 16-, 32- and 128-bit Service UUIDs.
+        for (width, type) in [(2, UInt8(0x03)), (4, 0x05), (16, 0x07)] {
+            if let list = uuids[width] { out += Self.structure(type, list) }
+        }
+        for data in manufacturerData { out += Self.structure(0xFF, data) }
+        if let localName { out += Self.structure(0x09, localName) }
+        return out
+    }
+
+    private static func structure(_ type: UInt8, _ payload: [UInt8]) -> [UInt8] {
+        [UInt8(truncatingIfNeeded: payload.count + 1), type] + payload
+    }
+
+    static func company(_ text: String) -> UInt16? {
+        if text.hasPrefix("0x") || text.hasPrefix("0X") { return UInt16(text.dropFirst(2), radix: 16) }
+        return UInt16(text)
+    }
+}
