@@ -257,6 +257,20 @@ public struct LESetExtendedAdvertisingEnable: HCICommand, Equatable {
             self.duration = duration
             self.maxExtendedAdvertisingEvents = maxExtendedAdvertisingEvents
         }
+
+        static let size = 4
+
+        init(decoding reader: inout ByteReader) throws(DecodeError) {
+            advertisingHandle = try reader.readUInt8()
+            duration = try reader.readUInt16()
+            maxExtendedAdvertisingEvents = try reader.readUInt8()
+        }
+
+        func encode(into writer: inout ByteWriter) {
+            writer.write(advertisingHandle)
+            writer.write(duration)
+            writer.write(maxExtendedAdvertisingEvents)
+        }
     }
 
     public let enable: Bool
@@ -272,28 +286,13 @@ public struct LESetExtendedAdvertisingEnable: HCICommand, Equatable {
 
     public init(parameters reader: inout ByteReader) throws(DecodeError) {
         enable = try reader.readBooleanParameter("Enable")
-        let count = Int(try reader.readUInt8())
-        var sets: [AdvertisingSet] = []
-        sets.reserveCapacity(count)
-        for _ in 0..<count {
-            sets.append(AdvertisingSet(
-                advertisingHandle: try reader.readUInt8(),
-                duration: try reader.readUInt16(),
-                maxExtendedAdvertisingEvents: try reader.readUInt8()
-            ))
-        }
-        self.sets = sets
+        sets = try reader.readParameterArray(minimumEntrySize: AdvertisingSet.size, AdvertisingSet.init(decoding:))
         try reader.expectEnd()
     }
 
     public func encodeParameters(into writer: inout ByteWriter) {
         writer.write(enable)
-        writer.write(UInt8(sets.count))
-        for set in sets {
-            writer.write(set.advertisingHandle)
-            writer.write(set.duration)
-            writer.write(set.maxExtendedAdvertisingEvents)
-        }
+        writer.writeParameterArray(sets) { set, writer in set.encode(into: &writer) }
     }
 }
 
