@@ -146,19 +146,11 @@ public struct LEExtendedCreateConnection: HCICommand, Equatable {
         le2M: PHYParameters? = nil,
         leCoded: PHYParameters? = nil
     ) {
-        var mask: LEPHYMask = []
-        var entries: [PHYParameters] = []
-        for (phy, entry) in [(LEPHYMask.le1M, le1M), (.le2M, le2M), (.leCoded, leCoded)] {
-            guard let entry else { continue }
-            mask.insert(phy)
-            entries.append(entry)
-        }
         self.initiatorFilterPolicy = initiatorFilterPolicy
         self.ownAddressType = ownAddressType
         self.peerAddressType = peerAddressType
         self.peerAddress = peerAddress
-        self.initiatingPHYs = mask
-        self.phyParameters = entries
+        (initiatingPHYs, phyParameters) = phyEntries([(.le1M, le1M), (.le2M, le2M), (.leCoded, leCoded)])
     }
 
     public init(parameters reader: inout ByteReader) throws(DecodeError) {
@@ -167,11 +159,7 @@ public struct LEExtendedCreateConnection: HCICommand, Equatable {
         peerAddressType = try reader.readAddressTypeParameter("Peer_Address_Type")
         peerAddress = try reader.readAddress()
         initiatingPHYs = LEPHYMask(rawValue: try reader.readUInt8())
-        var entries: [PHYParameters] = []
-        for _ in 0..<phyEntryCount(initiatingPHYs) {
-            entries.append(try PHYParameters(decoding: &reader))
-        }
-        phyParameters = entries
+        phyParameters = try reader.readPHYEntries(initiatingPHYs, PHYParameters.init(decoding:))
         try reader.expectEnd()
     }
 
