@@ -202,7 +202,7 @@ public struct LEConnectionUpdate: HCICommand, Equatable {
 
 /// LE Read Remote Features (7.8.21; "... Page 0" since Core 6.0); finishes with LE Read
 /// Remote Features Complete.
-public struct LEReadRemoteFeatures: HCICommand, Equatable {
+public struct LEReadRemoteFeatures: ConnectionHandleCommand, Equatable {
     public static let opcode = HCIOpcode(ogf: HCIOpcode.Group.le, ocf: 0x0016)
     public static let name = "LE Read Remote Features"
     public static var supportedCommandBit: (octet: Int, bit: Int)? { (27, 5) }
@@ -211,13 +211,6 @@ public struct LEReadRemoteFeatures: HCICommand, Equatable {
     public let connectionHandle: UInt16
 
     public init(connectionHandle: UInt16) { self.connectionHandle = connectionHandle }
-
-    public init(parameters reader: inout ByteReader) throws(DecodeError) {
-        connectionHandle = try reader.readUInt16()
-        try reader.expectEnd()
-    }
-
-    public func encodeParameters(into writer: inout ByteWriter) { writer.write(connectionHandle) }
 }
 
 /// LE Set Data Length (7.8.33): asks the link layer to negotiate larger PDUs.
