@@ -191,8 +191,7 @@ public struct LESetExtendedAdvertisingData: HCICommand, Equatable {
         writer.write(advertisingHandle)
         writer.write(operation.rawValue)
         writer.write(fragmentPreference.rawValue)
-        writer.write(UInt8(advertisingData.count))
-        writer.write(contentsOf: advertisingData)
+        ExtendedAdvertisingPayload.writeData(advertisingData, into: &writer)
     }
 }
 
@@ -232,8 +231,7 @@ public struct LESetExtendedScanResponseData: HCICommand, Equatable {
         writer.write(advertisingHandle)
         writer.write(operation.rawValue)
         writer.write(fragmentPreference.rawValue)
-        writer.write(UInt8(scanResponseData.count))
-        writer.write(contentsOf: scanResponseData)
+        ExtendedAdvertisingPayload.writeData(scanResponseData, into: &writer)
     }
 }
 
