@@ -80,39 +80,33 @@ extension HCIEvent {
                 self.connectionHandle = connectionHandle & connectionHandleMask
                 self.completedPackets = completedPackets
             }
+
+            /// A handle and a count.
+            static let size = 4
+
+            init(decoding reader: inout ByteReader) throws(DecodeError) {
+                connectionHandle = try reader.readMaskedConnectionHandle()
+                completedPackets = try reader.readUInt16()
+            }
+
+            func encode(into writer: inout ByteWriter) {
+                writer.writeMaskedConnectionHandle(connectionHandle)
+                writer.write(completedPackets)
+            }
         }
 
         public var completions: [Completion]
 
         public init(completions: [Completion]) { self.completions = completions }
 
-        /// Each completion is a handle and a count, 4 bytes, laid out one pair after another
-        /// (Core 5.x notation for parameter arrays, Vol 4 Part E 5.2).
-        static let completionSize = 4
-
+        /// Num_Handles, then the completions as a parameter array.
         public init(decoding reader: inout ByteReader) throws(DecodeError) {
-            let count = Int(try reader.readUInt8())
-            // Checked before allocating: the count must be backed by bytes actually present.
-            guard count * Self.completionSize <= reader.remaining else {
-                throw .lengthMismatch(declared: count * Self.completionSize, actual: reader.remaining)
-            }
-            var completions: [Completion] = []
-            completions.reserveCapacity(count)
-            for _ in 0..<count {
-                let handle = try reader.readMaskedConnectionHandle()
-                completions.append(Completion(connectionHandle: handle, completedPackets: try reader.readUInt16()))
-            }
-            self.completions = completions
+            completions = try reader.readParameterArray(minimumEntrySize: Completion.size, Completion.init(decoding:))
         }
 
         /// At most 255 completions fit the one-byte count; more are not encoded.
         public func encode(into writer: inout ByteWriter) {
-            let encoded = completions.prefix(255)
-            writer.write(UInt8(encoded.count))
-            for completion in encoded {
-                writer.writeMaskedConnectionHandle(completion.connectionHandle)
-                writer.write(completion.completedPackets)
-            }
+            writer.writeParameterArray(completions) { completion, writer in completion.encode(into: &writer) }
         }
     }
 

@@ -2,12 +2,9 @@ import BluetoothCore
 
 // Legacy advertising reports (Core Vol 4 Part E 7.7.65.2 and .11).
 //
-// Several reports can share one event. Core 5.x lays parameter arrays out element by element
-// (Vol 4 Part E 5.2: Parameter_A[0], Parameter_B[0], Parameter_A[1], ...), which is also what
-// controllers send; the field-by-field layout suggested by older editions is not used.
-//
-// Lengths are checked only against the bytes present, not against the specification's
-// ranges (Num_Reports 1...25, Data_Length 0...31): a controller that bends those ranges still
+// Several reports can share one event, as a parameter array (ParameterArrays.swift). Lengths
+// are checked only against the bytes present, not against the specification's ranges
+// (Num_Reports 1...25, Data_Length 0...31): a controller that bends those ranges still
 // delivers readable reports, and dropping them would stall scanning for nothing.
 
 /// RSSI and TX power fields use 127 for "not available".
@@ -68,6 +65,25 @@ public struct LEAdvertisingReport: LEMetaSubevent {
 
         /// Event type, address type, address, data length, RSSI: the bytes of an empty report.
         static let minimumSize = 10
+
+        init(decoding reader: inout ByteReader) throws(DecodeError) {
+            eventType = EventType(rawValue: try reader.readUInt8())
+            addressType = ReportedAddressType(rawValue: try reader.readUInt8())
+            address = try reader.readAddress()
+            // readBytes checks the length against what remains before copying.
+            data = try reader.readBytes(Int(try reader.readUInt8()))
+            rssi = try reader.readInt8()
+        }
+
+        func encode(into writer: inout ByteWriter) {
+            writer.write(eventType.rawValue)
+            writer.write(addressType.rawValue)
+            writer.write(address)
+            let data = data.prefix(255)
+            writer.write(UInt8(data.count))
+            writer.write(contentsOf: data)
+            writer.write(rssi)
+        }
     }
 
     public var reports: [Report]
@@ -75,38 +91,12 @@ public struct LEAdvertisingReport: LEMetaSubevent {
     public init(reports: [Report]) { self.reports = reports }
 
     public init(decoding reader: inout ByteReader) throws(DecodeError) {
-        let count = Int(try reader.readUInt8())
-        guard count * Report.minimumSize <= reader.remaining else {
-            throw .lengthMismatch(declared: count * Report.minimumSize, actual: reader.remaining)
-        }
-        var reports: [Report] = []
-        reports.reserveCapacity(count)
-        for _ in 0..<count {
-            let eventType = EventType(rawValue: try reader.readUInt8())
-            let addressType = ReportedAddressType(rawValue: try reader.readUInt8())
-            let address = try reader.readAddress()
-            let length = Int(try reader.readUInt8())
-            // readBytes checks the length against what remains before copying.
-            let data = try reader.readBytes(length)
-            let rssi = try reader.readInt8()
-            reports.append(Report(eventType: eventType, addressType: addressType, address: address, data: data, rssi: rssi))
-        }
-        self.reports = reports
+        reports = try reader.readParameterArray(minimumEntrySize: Report.minimumSize, Report.init(decoding:))
     }
 
     /// At most 255 reports fit the one-byte count; more are not encoded.
     public func encode(into writer: inout ByteWriter) {
-        let encoded = reports.prefix(255)
-        writer.write(UInt8(encoded.count))
-        for report in encoded {
-            writer.write(report.eventType.rawValue)
-            writer.write(report.addressType.rawValue)
-            writer.write(report.address)
-            let data = report.data.prefix(255)
-            writer.write(UInt8(data.count))
-            writer.write(contentsOf: data)
-            writer.write(report.rssi)
-        }
+        writer.writeParameterArray(reports) { report, writer in report.encode(into: &writer) }
     }
 }
 
@@ -141,6 +131,24 @@ public struct LEDirectedAdvertisingReport: LEMetaSubevent {
         public var availableRSSI: Int8? { rssi == hciPowerNotAvailable ? nil : rssi }
 
         static let size = 16
+
+        init(decoding reader: inout ByteReader) throws(DecodeError) {
+            eventType = .init(rawValue: try reader.readUInt8())
+            addressType = .init(rawValue: try reader.readUInt8())
+            address = try reader.readAddress()
+            directAddressType = .init(rawValue: try reader.readUInt8())
+            directAddress = try reader.readAddress()
+            rssi = try reader.readInt8()
+        }
+
+        func encode(into writer: inout ByteWriter) {
+            writer.write(eventType.rawValue)
+            writer.write(addressType.rawValue)
+            writer.write(address)
+            writer.write(directAddressType.rawValue)
+            writer.write(directAddress)
+            writer.write(rssi)
+        }
     }
 
     public var reports: [Report]
@@ -148,36 +156,11 @@ public struct LEDirectedAdvertisingReport: LEMetaSubevent {
     public init(reports: [Report]) { self.reports = reports }
 
     public init(decoding reader: inout ByteReader) throws(DecodeError) {
-        let count = Int(try reader.readUInt8())
-        guard count * Report.size <= reader.remaining else {
-            throw .lengthMismatch(declared: count * Report.size, actual: reader.remaining)
-        }
-        var reports: [Report] = []
-        reports.reserveCapacity(count)
-        for _ in 0..<count {
-            reports.append(Report(
-                eventType: .init(rawValue: try reader.readUInt8()),
-                addressType: .init(rawValue: try reader.readUInt8()),
-                address: try reader.readAddress(),
-                directAddressType: .init(rawValue: try reader.readUInt8()),
-                directAddress: try reader.readAddress(),
-                rssi: try reader.readInt8()
-            ))
-        }
-        self.reports = reports
+        reports = try reader.readParameterArray(minimumEntrySize: Report.size, Report.init(decoding:))
     }
 
     /// At most 255 reports fit the one-byte count; more are not encoded.
     public func encode(into writer: inout ByteWriter) {
-        let encoded = reports.prefix(255)
-        writer.write(UInt8(encoded.count))
-        for report in encoded {
-            writer.write(report.eventType.rawValue)
-            writer.write(report.addressType.rawValue)
-            writer.write(report.address)
-            writer.write(report.directAddressType.rawValue)
-            writer.write(report.directAddress)
-            writer.write(report.rssi)
-        }
+        writer.writeParameterArray(reports) { report, writer in report.encode(into: &writer) }
     }
 }

@@ -2,12 +2,8 @@ import BluetoothCore
 
 // Subevents that create or re-time an LE connection (Core Vol 4 Part E 7.7.65.1, .3, .10,
 // .20). Timing fields stay in the specification's units so they round-trip exactly; the
-// millisecond properties are for people.
-
-/// Connection_Interval is in units of 1.25 ms.
-func connectionIntervalMilliseconds(_ units: UInt16) -> Double { Double(units) * 1.25 }
-/// Supervision_Timeout is in units of 10 ms.
-func supervisionTimeoutMilliseconds(_ units: UInt16) -> Int { Int(units) * 10 }
+// millisecond properties are for people (the unit conversions live with
+// LEConnectionParameters, which the commands use).
 
 /// LE Connection Complete (subevent 0x01): a connection exists, or creating one failed.
 public struct LEConnectionComplete: LEMetaSubevent {

@@ -87,6 +87,39 @@ public struct LEExtendedAdvertisingReport: LEMetaSubevent {
 
         /// The bytes of a report with no data.
         static let minimumSize = 24
+
+        init(decoding reader: inout ByteReader) throws(DecodeError) {
+            eventType = EventType(rawValue: try reader.readUInt16())
+            addressType = ReportedAddressType(rawValue: try reader.readUInt8())
+            address = try reader.readAddress()
+            primaryPHY = LEPHY(rawValue: try reader.readUInt8())
+            secondaryPHY = LEPHY(rawValue: try reader.readUInt8())
+            advertisingSID = try reader.readUInt8()
+            txPower = try reader.readInt8()
+            rssi = try reader.readInt8()
+            periodicAdvertisingInterval = try reader.readUInt16()
+            directAddressType = ReportedAddressType(rawValue: try reader.readUInt8())
+            directAddress = try reader.readAddress()
+            // readBytes checks the length against what remains before copying.
+            data = try reader.readBytes(Int(try reader.readUInt8()))
+        }
+
+        func encode(into writer: inout ByteWriter) {
+            writer.write(eventType.rawValue)
+            writer.write(addressType.rawValue)
+            writer.write(address)
+            writer.write(primaryPHY.rawValue)
+            writer.write(secondaryPHY.rawValue)
+            writer.write(advertisingSID)
+            writer.write(txPower)
+            writer.write(rssi)
+            writer.write(periodicAdvertisingInterval)
+            writer.write(directAddressType.rawValue)
+            writer.write(directAddress)
+            let data = data.prefix(255)
+            writer.write(UInt8(data.count))
+            writer.write(contentsOf: data)
+        }
     }
 
     public var reports: [Report]
@@ -94,56 +127,12 @@ public struct LEExtendedAdvertisingReport: LEMetaSubevent {
     public init(reports: [Report]) { self.reports = reports }
 
     public init(decoding reader: inout ByteReader) throws(DecodeError) {
-        let count = Int(try reader.readUInt8())
-        guard count * Report.minimumSize <= reader.remaining else {
-            throw .lengthMismatch(declared: count * Report.minimumSize, actual: reader.remaining)
-        }
-        var reports: [Report] = []
-        reports.reserveCapacity(count)
-        for _ in 0..<count {
-            let eventType = EventType(rawValue: try reader.readUInt16())
-            let addressType = ReportedAddressType(rawValue: try reader.readUInt8())
-            let address = try reader.readAddress()
-            let primaryPHY = LEPHY(rawValue: try reader.readUInt8())
-            let secondaryPHY = LEPHY(rawValue: try reader.readUInt8())
-            let advertisingSID = try reader.readUInt8()
-            let txPower = try reader.readInt8()
-            let rssi = try reader.readInt8()
-            let periodicAdvertisingInterval = try reader.readUInt16()
-            let directAddressType = ReportedAddressType(rawValue: try reader.readUInt8())
-            let directAddress = try reader.readAddress()
-            // readBytes checks the length against what remains before copying.
-            let data = try reader.readBytes(Int(try reader.readUInt8()))
-            reports.append(Report(
-                eventType: eventType, addressType: addressType, address: address,
-                primaryPHY: primaryPHY, secondaryPHY: secondaryPHY, advertisingSID: advertisingSID,
-                txPower: txPower, rssi: rssi, periodicAdvertisingInterval: periodicAdvertisingInterval,
-                directAddressType: directAddressType, directAddress: directAddress, data: data
-            ))
-        }
-        self.reports = reports
+        reports = try reader.readParameterArray(minimumEntrySize: Report.minimumSize, Report.init(decoding:))
     }
 
     /// At most 255 reports fit the one-byte count; more are not encoded.
     public func encode(into writer: inout ByteWriter) {
-        let encoded = reports.prefix(255)
-        writer.write(UInt8(encoded.count))
-        for report in encoded {
-            writer.write(report.eventType.rawValue)
-            writer.write(report.addressType.rawValue)
-            writer.write(report.address)
-            writer.write(report.primaryPHY.rawValue)
-            writer.write(report.secondaryPHY.rawValue)
-            writer.write(report.advertisingSID)
-            writer.write(report.txPower)
-            writer.write(report.rssi)
-            writer.write(report.periodicAdvertisingInterval)
-            writer.write(report.directAddressType.rawValue)
-            writer.write(report.directAddress)
-            let data = report.data.prefix(255)
-            writer.write(UInt8(data.count))
-            writer.write(contentsOf: data)
-        }
+        writer.writeParameterArray(reports) { report, writer in report.encode(into: &writer) }
     }
 }
 

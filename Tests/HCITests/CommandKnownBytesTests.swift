@@ -140,20 +140,39 @@ private func encoded<R: HCIReturnParameters>(_ value: R) -> [UInt8] {
     @Test func connections() throws {
         let create = LECreateConnection(
             leScanInterval: 0x60, leScanWindow: 0x30, peerAddressType: .random, peerAddress: Self.address, ownAddressType: .public,
-            connectionIntervalMin: 0x18, connectionIntervalMax: 0x28, maxLatency: 0, supervisionTimeout: 0x01F4)
+            connectionParameters: .init(connectionIntervalMin: 0x18, connectionIntervalMax: 0x28, maxLatency: 0, supervisionTimeout: 0x01F4))
         #expect(create.encode() == bytes("0D 20 19 60 00 30 00 00 01 01 00 00 4D 4B C4 00 18 00 28 00 00 00 F4 01 00 00 00 00"))
         #expect(LECreateConnectionCancel().encode() == bytes("0E 20 00"))
         let extended = LEExtendedCreateConnection(
             ownAddressType: .public, peerAddressType: .random, peerAddress: Self.address,
-            le1M: .init(scanInterval: 0x60, scanWindow: 0x30, connectionIntervalMin: 0x18, connectionIntervalMax: 0x28, maxLatency: 0, supervisionTimeout: 0x01F4))
+            le1M: .init(
+                scanInterval: 0x60, scanWindow: 0x30,
+                connectionParameters: .init(connectionIntervalMin: 0x18, connectionIntervalMax: 0x28, maxLatency: 0, supervisionTimeout: 0x01F4)))
         #expect(extended.encode() == bytes("43 20 1A 00 00 01 01 00 00 4D 4B C4 01 60 00 30 00 18 00 28 00 00 00 F4 01 00 00 00 00"))
         #expect(try decode(LEExtendedCreateConnection.self, packet: extended.encode()) == extended)
-        let update = LEConnectionUpdate(connectionHandle: 0x40, connectionIntervalMin: 6, connectionIntervalMax: 12, maxLatency: 4, supervisionTimeout: 100)
+        let update = LEConnectionUpdate(
+            connectionHandle: 0x40,
+            connectionParameters: .init(connectionIntervalMin: 6, connectionIntervalMax: 12, maxLatency: 4, supervisionTimeout: 100))
         #expect(update.encode() == bytes("13 20 0E 40 00 06 00 0C 00 04 00 64 00 00 00 00 00"))
         #expect(LEReadRemoteFeatures(connectionHandle: 0x40).encode() == bytes("16 20 02 40 00"))
         #expect(LESetDataLength(connectionHandle: 0x40, txOctets: 251, txTime: 2120).encode() == bytes("22 20 06 40 00 FB 00 48 08"))
         #expect(try decodeReturn(LESetDataLength.ReturnParameters.self, bytes("40 00")).connectionHandle == 0x40)
+        let reply = LERemoteConnectionParameterRequestReply(
+            connectionHandle: 0x40,
+            connectionParameters: .init(connectionIntervalMin: 6, connectionIntervalMax: 12, maxLatency: 0, supervisionTimeout: 200))
+        #expect(reply.encode() == bytes("20 20 0E 40 00 06 00 0C 00 00 00 C8 00 00 00 00 00"))
         #expect(LERemoteConnectionParameterRequestNegativeReply(connectionHandle: 0x40).encode() == bytes("21 20 03 40 00 3B"))
+    }
+
+    @Test func connectionParametersInMilliseconds() {
+        let widest = LEConnectionParameters(
+            connectionIntervalMin: 0x0006, connectionIntervalMax: 0x0C80, maxLatency: 0, supervisionTimeout: 0x0C80,
+            minCELength: 2, maxCELength: 16)
+        #expect(widest.connectionIntervalMinMilliseconds == 7.5)
+        #expect(widest.connectionIntervalMaxMilliseconds == 4000)
+        #expect(widest.supervisionTimeoutMilliseconds == 32000)
+        #expect(widest.minCELengthMilliseconds == 1.25)
+        #expect(widest.maxCELengthMilliseconds == 10)
     }
 
     @Test func phy() throws {

@@ -93,8 +93,10 @@ enum Samples {
     static let scan1M = LESetExtendedScanParameters.PHYParameters(scanType: .active, scanInterval: 0x0012, scanWindow: 0x0012)
     static let scanCoded = LESetExtendedScanParameters.PHYParameters(scanType: .passive, scanInterval: 0x0036, scanWindow: 0x0036)
     static let initiating = LEExtendedCreateConnection.PHYParameters(
-        scanInterval: 0x0060, scanWindow: 0x0030, connectionIntervalMin: 0x0018, connectionIntervalMax: 0x0028,
-        maxLatency: 0, supervisionTimeout: 0x01F4, minCELength: 0, maxCELength: 0x0010)
+        scanInterval: 0x0060, scanWindow: 0x0030,
+        connectionParameters: .init(
+            connectionIntervalMin: 0x0018, connectionIntervalMax: 0x0028, maxLatency: 0, supervisionTimeout: 0x01F4,
+            minCELength: 0, maxCELength: 0x0010))
 
     static let commands: [CommandSample] = [
         CommandSample(Disconnect(connectionHandle: 0x0040, reason: .remoteUserTerminatedConnection)),
@@ -180,19 +182,21 @@ enum Samples {
         CommandSample(LESetExtendedScanEnable(enable: true, filterDuplicates: .enabledResetEachPeriod, duration: 100, period: 2)),
         CommandSample(LECreateConnection(
             leScanInterval: 0x0060, leScanWindow: 0x0030, peerAddressType: .random, peerAddress: address, ownAddressType: .public,
-            connectionIntervalMin: 0x0018, connectionIntervalMax: 0x0028, maxLatency: 0, supervisionTimeout: 0x01F4)),
+            connectionParameters: .init(connectionIntervalMin: 0x0018, connectionIntervalMax: 0x0028, maxLatency: 0, supervisionTimeout: 0x01F4))),
         CommandSample(LECreateConnectionCancel()),
         CommandSample(LEExtendedCreateConnection(ownAddressType: .public, peerAddressType: .random, peerAddress: address, le1M: initiating)),
         CommandSample(LEExtendedCreateConnection(
             initiatorFilterPolicy: .filterAcceptList, ownAddressType: .random, peerAddressType: .public, peerAddress: .zero,
             le1M: initiating, le2M: initiating, leCoded: initiating)),
         CommandSample(LEConnectionUpdate(
-            connectionHandle: 0x0040, connectionIntervalMin: 6, connectionIntervalMax: 12, maxLatency: 4, supervisionTimeout: 100,
-            minCELength: 1, maxCELength: 2)),
+            connectionHandle: 0x0040,
+            connectionParameters: .init(
+                connectionIntervalMin: 6, connectionIntervalMax: 12, maxLatency: 4, supervisionTimeout: 100, minCELength: 1, maxCELength: 2))),
         CommandSample(LEReadRemoteFeatures(connectionHandle: 0x0040)),
         CommandSample(LESetDataLength(connectionHandle: 0x0040, txOctets: 251, txTime: 2120)),
         CommandSample(LERemoteConnectionParameterRequestReply(
-            connectionHandle: 0x0040, intervalMin: 6, intervalMax: 12, maxLatency: 0, timeout: 200)),
+            connectionHandle: 0x0040,
+            connectionParameters: .init(connectionIntervalMin: 6, connectionIntervalMax: 12, maxLatency: 0, supervisionTimeout: 200))),
         CommandSample(LERemoteConnectionParameterRequestNegativeReply(connectionHandle: 0x0040)),
         CommandSample(LEReadPHY(connectionHandle: 0x0040)),
         CommandSample(LESetDefaultPHY(txPHYs: [.le1M, .le2M], rxPHYs: [.le1M, .le2M, .leCoded])),

@@ -83,7 +83,8 @@ private func parameters<C: HCICommand>(_: C.Type, _ bytes: [UInt8]) throws(Decod
         #expect(reserved.phyParameters == [entry])
 
         let initiating = LEExtendedCreateConnection.PHYParameters(
-            scanInterval: 1, scanWindow: 1, connectionIntervalMin: 6, connectionIntervalMax: 6, maxLatency: 0, supervisionTimeout: 10)
+            scanInterval: 1, scanWindow: 1,
+            connectionParameters: .init(connectionIntervalMin: 6, connectionIntervalMax: 6, maxLatency: 0, supervisionTimeout: 10))
         #expect(throws: DecodeError.lengthMismatch(declared: 3, actual: 2)) {
             try LEExtendedCreateConnection(
                 ownAddressType: .public, peerAddressType: .public, peerAddress: .zero,

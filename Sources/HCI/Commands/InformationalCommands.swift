@@ -170,7 +170,7 @@ public struct ReadBDADDR: HCICommand, Equatable {
 }
 
 /// Read RSSI (7.5.4, a Status Parameters command, OGF 0x05).
-public struct ReadRSSI: HCICommand, Equatable {
+public struct ReadRSSI: ConnectionHandleCommand, Equatable {
     public static let opcode = HCIOpcode(ogf: HCIOpcode.Group.statusParameters, ocf: 0x0005)
     public static let name = "Read RSSI"
     public static var supportedCommandBit: (octet: Int, bit: Int)? { (15, 5) }
@@ -178,13 +178,6 @@ public struct ReadRSSI: HCICommand, Equatable {
     public let connectionHandle: UInt16
 
     public init(connectionHandle: UInt16) { self.connectionHandle = connectionHandle }
-
-    public init(parameters reader: inout ByteReader) throws(DecodeError) {
-        connectionHandle = try reader.readUInt16()
-        try reader.expectEnd()
-    }
-
-    public func encodeParameters(into writer: inout ByteWriter) { writer.write(connectionHandle) }
 
     public struct ReturnParameters: HCIReturnParameters, Equatable {
         public let connectionHandle: UInt16

@@ -19,18 +19,7 @@ public struct LECreateConnection: HCICommand, Equatable {
     public let peerAddressType: AddressType
     public let peerAddress: BluetoothAddress
     public let ownAddressType: AddressType
-    /// Units of 1.25 ms.
-    public let connectionIntervalMin: UInt16
-    /// Units of 1.25 ms.
-    public let connectionIntervalMax: UInt16
-    /// Connection events.
-    public let maxLatency: UInt16
-    /// Units of 10 ms.
-    public let supervisionTimeout: UInt16
-    /// Units of 0.625 ms.
-    public let minCELength: UInt16
-    /// Units of 0.625 ms.
-    public let maxCELength: UInt16
+    public let connectionParameters: LEConnectionParameters
 
     public init(
         leScanInterval: UInt16,
@@ -39,12 +28,7 @@ public struct LECreateConnection: HCICommand, Equatable {
         peerAddressType: AddressType,
         peerAddress: BluetoothAddress,
         ownAddressType: AddressType,
-        connectionIntervalMin: UInt16,
-        connectionIntervalMax: UInt16,
-        maxLatency: UInt16,
-        supervisionTimeout: UInt16,
-        minCELength: UInt16 = 0,
-        maxCELength: UInt16 = 0
+        connectionParameters: LEConnectionParameters
     ) {
         self.leScanInterval = leScanInterval
         self.leScanWindow = leScanWindow
@@ -52,12 +36,7 @@ public struct LECreateConnection: HCICommand, Equatable {
         self.peerAddressType = peerAddressType
         self.peerAddress = peerAddress
         self.ownAddressType = ownAddressType
-        self.connectionIntervalMin = connectionIntervalMin
-        self.connectionIntervalMax = connectionIntervalMax
-        self.maxLatency = maxLatency
-        self.supervisionTimeout = supervisionTimeout
-        self.minCELength = minCELength
-        self.maxCELength = maxCELength
+        self.connectionParameters = connectionParameters
     }
 
     public init(parameters reader: inout ByteReader) throws(DecodeError) {
@@ -67,12 +46,7 @@ public struct LECreateConnection: HCICommand, Equatable {
         peerAddressType = try reader.readAddressTypeParameter("Peer_Address_Type")
         peerAddress = try reader.readAddress()
         ownAddressType = try reader.readAddressTypeParameter("Own_Address_Type")
-        connectionIntervalMin = try reader.readUInt16()
-        connectionIntervalMax = try reader.readUInt16()
-        maxLatency = try reader.readUInt16()
-        supervisionTimeout = try reader.readUInt16()
-        minCELength = try reader.readUInt16()
-        maxCELength = try reader.readUInt16()
+        connectionParameters = try LEConnectionParameters(decoding: &reader)
         try reader.expectEnd()
     }
 
@@ -83,12 +57,7 @@ public struct LECreateConnection: HCICommand, Equatable {
         writer.writeAddressTypeParameter(peerAddressType)
         writer.write(peerAddress)
         writer.writeAddressTypeParameter(ownAddressType)
-        writer.write(connectionIntervalMin)
-        writer.write(connectionIntervalMax)
-        writer.write(maxLatency)
-        writer.write(supervisionTimeout)
-        writer.write(minCELength)
-        writer.write(maxCELength)
+        connectionParameters.encode(into: &writer)
     }
 }
 
@@ -112,42 +81,31 @@ public struct LEExtendedCreateConnection: HCICommand, Equatable {
     public static var supportedCommandBit: (octet: Int, bit: Int)? { (37, 7) }
     public static var completesWithStatus: Bool { true }
 
-    /// The per-PHY arrays' entries for one PHY.
+    /// The per-PHY arrays' entries for one PHY: where to scan for the peer, and the
+    /// connection parameters to use if the connection is made on this PHY.
     public struct PHYParameters: Hashable, Sendable {
         /// Units of 0.625 ms.
         public let scanInterval: UInt16
         /// Units of 0.625 ms.
         public let scanWindow: UInt16
-        /// Units of 1.25 ms.
-        public let connectionIntervalMin: UInt16
-        /// Units of 1.25 ms.
-        public let connectionIntervalMax: UInt16
-        public let maxLatency: UInt16
-        /// Units of 10 ms.
-        public let supervisionTimeout: UInt16
-        /// Units of 0.625 ms.
-        public let minCELength: UInt16
-        /// Units of 0.625 ms.
-        public let maxCELength: UInt16
+        public let connectionParameters: LEConnectionParameters
 
-        public init(
-            scanInterval: UInt16,
-            scanWindow: UInt16,
-            connectionIntervalMin: UInt16,
-            connectionIntervalMax: UInt16,
-            maxLatency: UInt16,
-            supervisionTimeout: UInt16,
-            minCELength: UInt16 = 0,
-            maxCELength: UInt16 = 0
-        ) {
+        public init(scanInterval: UInt16, scanWindow: UInt16, connectionParameters: LEConnectionParameters) {
             self.scanInterval = scanInterval
             self.scanWindow = scanWindow
-            self.connectionIntervalMin = connectionIntervalMin
-            self.connectionIntervalMax = connectionIntervalMax
-            self.maxLatency = maxLatency
-            self.supervisionTimeout = supervisionTimeout
-            self.minCELength = minCELength
-            self.maxCELength = maxCELength
+            self.connectionParameters = connectionParameters
+        }
+
+        init(decoding reader: inout ByteReader) throws(DecodeError) {
+            scanInterval = try reader.readUInt16()
+            scanWindow = try reader.readUInt16()
+            connectionParameters = try LEConnectionParameters(decoding: &reader)
+        }
+
+        func encode(into writer: inout ByteWriter) {
+            writer.write(scanInterval)
+            writer.write(scanWindow)
+            connectionParameters.encode(into: &writer)
         }
     }
 
@@ -188,19 +146,11 @@ public struct LEExtendedCreateConnection: HCICommand, Equatable {
         le2M: PHYParameters? = nil,
         leCoded: PHYParameters? = nil
     ) {
-        var mask: LEPHYMask = []
-        var entries: [PHYParameters] = []
-        for (phy, entry) in [(LEPHYMask.le1M, le1M), (.le2M, le2M), (.leCoded, leCoded)] {
-            guard let entry else { continue }
-            mask.insert(phy)
-            entries.append(entry)
-        }
         self.initiatorFilterPolicy = initiatorFilterPolicy
         self.ownAddressType = ownAddressType
         self.peerAddressType = peerAddressType
         self.peerAddress = peerAddress
-        self.initiatingPHYs = mask
-        self.phyParameters = entries
+        (initiatingPHYs, phyParameters) = phyEntries([(.le1M, le1M), (.le2M, le2M), (.leCoded, leCoded)])
     }
 
     public init(parameters reader: inout ByteReader) throws(DecodeError) {
@@ -209,20 +159,7 @@ public struct LEExtendedCreateConnection: HCICommand, Equatable {
         peerAddressType = try reader.readAddressTypeParameter("Peer_Address_Type")
         peerAddress = try reader.readAddress()
         initiatingPHYs = LEPHYMask(rawValue: try reader.readUInt8())
-        var entries: [PHYParameters] = []
-        for _ in 0..<phyEntryCount(initiatingPHYs) {
-            entries.append(PHYParameters(
-                scanInterval: try reader.readUInt16(),
-                scanWindow: try reader.readUInt16(),
-                connectionIntervalMin: try reader.readUInt16(),
-                connectionIntervalMax: try reader.readUInt16(),
-                maxLatency: try reader.readUInt16(),
-                supervisionTimeout: try reader.readUInt16(),
-                minCELength: try reader.readUInt16(),
-                maxCELength: try reader.readUInt16()
-            ))
-        }
-        phyParameters = entries
+        phyParameters = try reader.readPHYEntries(initiatingPHYs, PHYParameters.init(decoding:))
         try reader.expectEnd()
     }
 
@@ -232,16 +169,7 @@ public struct LEExtendedCreateConnection: HCICommand, Equatable {
         writer.writeAddressTypeParameter(peerAddressType)
         writer.write(peerAddress)
         writer.write(initiatingPHYs.rawValue)
-        for entry in phyParameters {
-            writer.write(entry.scanInterval)
-            writer.write(entry.scanWindow)
-            writer.write(entry.connectionIntervalMin)
-            writer.write(entry.connectionIntervalMax)
-            writer.write(entry.maxLatency)
-            writer.write(entry.supervisionTimeout)
-            writer.write(entry.minCELength)
-            writer.write(entry.maxCELength)
-        }
+        for entry in phyParameters { entry.encode(into: &writer) }
     }
 }
 
@@ -253,61 +181,28 @@ public struct LEConnectionUpdate: HCICommand, Equatable {
     public static var completesWithStatus: Bool { true }
 
     public let connectionHandle: UInt16
-    /// Units of 1.25 ms.
-    public let connectionIntervalMin: UInt16
-    /// Units of 1.25 ms.
-    public let connectionIntervalMax: UInt16
-    public let maxLatency: UInt16
-    /// Units of 10 ms.
-    public let supervisionTimeout: UInt16
-    /// Units of 0.625 ms.
-    public let minCELength: UInt16
-    /// Units of 0.625 ms.
-    public let maxCELength: UInt16
+    public let connectionParameters: LEConnectionParameters
 
-    public init(
-        connectionHandle: UInt16,
-        connectionIntervalMin: UInt16,
-        connectionIntervalMax: UInt16,
-        maxLatency: UInt16,
-        supervisionTimeout: UInt16,
-        minCELength: UInt16 = 0,
-        maxCELength: UInt16 = 0
-    ) {
+    public init(connectionHandle: UInt16, connectionParameters: LEConnectionParameters) {
         self.connectionHandle = connectionHandle
-        self.connectionIntervalMin = connectionIntervalMin
-        self.connectionIntervalMax = connectionIntervalMax
-        self.maxLatency = maxLatency
-        self.supervisionTimeout = supervisionTimeout
-        self.minCELength = minCELength
-        self.maxCELength = maxCELength
+        self.connectionParameters = connectionParameters
     }
 
     public init(parameters reader: inout ByteReader) throws(DecodeError) {
         connectionHandle = try reader.readUInt16()
-        connectionIntervalMin = try reader.readUInt16()
-        connectionIntervalMax = try reader.readUInt16()
-        maxLatency = try reader.readUInt16()
-        supervisionTimeout = try reader.readUInt16()
-        minCELength = try reader.readUInt16()
-        maxCELength = try reader.readUInt16()
+        connectionParameters = try LEConnectionParameters(decoding: &reader)
         try reader.expectEnd()
     }
 
     public func encodeParameters(into writer: inout ByteWriter) {
         writer.write(connectionHandle)
-        writer.write(connectionIntervalMin)
-        writer.write(connectionIntervalMax)
-        writer.write(maxLatency)
-        writer.write(supervisionTimeout)
-        writer.write(minCELength)
-        writer.write(maxCELength)
+        connectionParameters.encode(into: &writer)
     }
 }
 
 /// LE Read Remote Features (7.8.21; "... Page 0" since Core 6.0); finishes with LE Read
 /// Remote Features Complete.
-public struct LEReadRemoteFeatures: HCICommand, Equatable {
+public struct LEReadRemoteFeatures: ConnectionHandleCommand, Equatable {
     public static let opcode = HCIOpcode(ogf: HCIOpcode.Group.le, ocf: 0x0016)
     public static let name = "LE Read Remote Features"
     public static var supportedCommandBit: (octet: Int, bit: Int)? { (27, 5) }
@@ -316,13 +211,6 @@ public struct LEReadRemoteFeatures: HCICommand, Equatable {
     public let connectionHandle: UInt16
 
     public init(connectionHandle: UInt16) { self.connectionHandle = connectionHandle }
-
-    public init(parameters reader: inout ByteReader) throws(DecodeError) {
-        connectionHandle = try reader.readUInt16()
-        try reader.expectEnd()
-    }
-
-    public func encodeParameters(into writer: inout ByteWriter) { writer.write(connectionHandle) }
 }
 
 /// LE Set Data Length (7.8.33): asks the link layer to negotiate larger PDUs.
@@ -369,55 +257,22 @@ public struct LERemoteConnectionParameterRequestReply: HCICommand, Equatable {
     public static var supportedCommandBit: (octet: Int, bit: Int)? { (33, 4) }
 
     public let connectionHandle: UInt16
-    /// Units of 1.25 ms.
-    public let intervalMin: UInt16
-    /// Units of 1.25 ms.
-    public let intervalMax: UInt16
-    public let maxLatency: UInt16
-    /// Units of 10 ms.
-    public let timeout: UInt16
-    /// Units of 0.625 ms.
-    public let minCELength: UInt16
-    /// Units of 0.625 ms.
-    public let maxCELength: UInt16
+    public let connectionParameters: LEConnectionParameters
 
-    public init(
-        connectionHandle: UInt16,
-        intervalMin: UInt16,
-        intervalMax: UInt16,
-        maxLatency: UInt16,
-        timeout: UInt16,
-        minCELength: UInt16 = 0,
-        maxCELength: UInt16 = 0
-    ) {
+    public init(connectionHandle: UInt16, connectionParameters: LEConnectionParameters) {
         self.connectionHandle = connectionHandle
-        self.intervalMin = intervalMin
-        self.intervalMax = intervalMax
-        self.maxLatency = maxLatency
-        self.timeout = timeout
-        self.minCELength = minCELength
-        self.maxCELength = maxCELength
+        self.connectionParameters = connectionParameters
     }
 
     public init(parameters reader: inout ByteReader) throws(DecodeError) {
         connectionHandle = try reader.readUInt16()
-        intervalMin = try reader.readUInt16()
-        intervalMax = try reader.readUInt16()
-        maxLatency = try reader.readUInt16()
-        timeout = try reader.readUInt16()
-        minCELength = try reader.readUInt16()
-        maxCELength = try reader.readUInt16()
+        connectionParameters = try LEConnectionParameters(decoding: &reader)
         try reader.expectEnd()
     }
 
     public func encodeParameters(into writer: inout ByteWriter) {
         writer.write(connectionHandle)
-        writer.write(intervalMin)
-        writer.write(intervalMax)
-        writer.write(maxLatency)
-        writer.write(timeout)
-        writer.write(minCELength)
-        writer.write(maxCELength)
+        connectionParameters.encode(into: &writer)
     }
 }
 

@@ -191,8 +191,7 @@ public struct LESetExtendedAdvertisingData: HCICommand, Equatable {
         writer.write(advertisingHandle)
         writer.write(operation.rawValue)
         writer.write(fragmentPreference.rawValue)
-        writer.write(UInt8(advertisingData.count))
-        writer.write(contentsOf: advertisingData)
+        ExtendedAdvertisingPayload.writeData(advertisingData, into: &writer)
     }
 }
 
@@ -232,8 +231,7 @@ public struct LESetExtendedScanResponseData: HCICommand, Equatable {
         writer.write(advertisingHandle)
         writer.write(operation.rawValue)
         writer.write(fragmentPreference.rawValue)
-        writer.write(UInt8(scanResponseData.count))
-        writer.write(contentsOf: scanResponseData)
+        ExtendedAdvertisingPayload.writeData(scanResponseData, into: &writer)
     }
 }
 
@@ -257,6 +255,20 @@ public struct LESetExtendedAdvertisingEnable: HCICommand, Equatable {
             self.duration = duration
             self.maxExtendedAdvertisingEvents = maxExtendedAdvertisingEvents
         }
+
+        static let size = 4
+
+        init(decoding reader: inout ByteReader) throws(DecodeError) {
+            advertisingHandle = try reader.readUInt8()
+            duration = try reader.readUInt16()
+            maxExtendedAdvertisingEvents = try reader.readUInt8()
+        }
+
+        func encode(into writer: inout ByteWriter) {
+            writer.write(advertisingHandle)
+            writer.write(duration)
+            writer.write(maxExtendedAdvertisingEvents)
+        }
     }
 
     public let enable: Bool
@@ -272,28 +284,13 @@ public struct LESetExtendedAdvertisingEnable: HCICommand, Equatable {
 
     public init(parameters reader: inout ByteReader) throws(DecodeError) {
         enable = try reader.readBooleanParameter("Enable")
-        let count = Int(try reader.readUInt8())
-        var sets: [AdvertisingSet] = []
-        sets.reserveCapacity(count)
-        for _ in 0..<count {
-            sets.append(AdvertisingSet(
-                advertisingHandle: try reader.readUInt8(),
-                duration: try reader.readUInt16(),
-                maxExtendedAdvertisingEvents: try reader.readUInt8()
-            ))
-        }
-        self.sets = sets
+        sets = try reader.readParameterArray(minimumEntrySize: AdvertisingSet.size, AdvertisingSet.init(decoding:))
         try reader.expectEnd()
     }
 
     public func encodeParameters(into writer: inout ByteWriter) {
         writer.write(enable)
-        writer.write(UInt8(sets.count))
-        for set in sets {
-            writer.write(set.advertisingHandle)
-            writer.write(set.duration)
-            writer.write(set.maxExtendedAdvertisingEvents)
-        }
+        writer.writeParameterArray(sets) { set, writer in set.encode(into: &writer) }
     }
 }
 

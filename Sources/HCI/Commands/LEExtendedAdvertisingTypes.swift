@@ -61,4 +61,10 @@ enum ExtendedAdvertisingPayload {
         try reader.expectEnd()
         return data
     }
+
+    /// The length octet and the data; ``check(_:field:)`` has kept it within one octet.
+    static func writeData(_ data: [UInt8], into writer: inout ByteWriter) {
+        writer.write(UInt8(data.count))
+        writer.write(contentsOf: data)
+    }
 }

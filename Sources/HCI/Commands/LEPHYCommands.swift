@@ -3,7 +3,7 @@ import BluetoothCore
 // Choosing the PHY of LE connections (Core Vol 4 Part E 7.8.47 - 7.8.49).
 
 /// LE Read PHY (7.8.47): the PHYs a connection currently uses.
-public struct LEReadPHY: HCICommand, Equatable {
+public struct LEReadPHY: ConnectionHandleCommand, Equatable {
     public static let opcode = HCIOpcode(ogf: HCIOpcode.Group.le, ocf: 0x0030)
     public static let name = "LE Read PHY"
     public static var supportedCommandBit: (octet: Int, bit: Int)? { (35, 4) }
@@ -11,13 +11,6 @@ public struct LEReadPHY: HCICommand, Equatable {
     public let connectionHandle: UInt16
 
     public init(connectionHandle: UInt16) { self.connectionHandle = connectionHandle }
-
-    public init(parameters reader: inout ByteReader) throws(DecodeError) {
-        connectionHandle = try reader.readUInt16()
-        try reader.expectEnd()
-    }
-
-    public func encodeParameters(into writer: inout ByteWriter) { writer.write(connectionHandle) }
 
     public struct ReturnParameters: HCIReturnParameters, Equatable {
         public let connectionHandle: UInt16

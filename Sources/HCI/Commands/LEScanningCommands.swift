@@ -96,6 +96,18 @@ public struct LESetExtendedScanParameters: HCICommand, Equatable {
             self.scanInterval = scanInterval
             self.scanWindow = scanWindow
         }
+
+        init(decoding reader: inout ByteReader) throws(DecodeError) {
+            scanType = LEScanType(rawValue: try reader.readUInt8())
+            scanInterval = try reader.readUInt16()
+            scanWindow = try reader.readUInt16()
+        }
+
+        func encode(into writer: inout ByteWriter) {
+            writer.write(scanType.rawValue)
+            writer.write(scanInterval)
+            writer.write(scanWindow)
+        }
     }
 
     public let ownAddressType: AddressType
@@ -126,35 +138,16 @@ public struct LESetExtendedScanParameters: HCICommand, Equatable {
         le1M: PHYParameters?,
         leCoded: PHYParameters? = nil
     ) {
-        var mask: LEPHYMask = []
-        var entries: [PHYParameters] = []
-        if let le1M {
-            mask.insert(.le1M)
-            entries.append(le1M)
-        }
-        if let leCoded {
-            mask.insert(.leCoded)
-            entries.append(leCoded)
-        }
         self.ownAddressType = ownAddressType
         self.scanningFilterPolicy = scanningFilterPolicy
-        self.scanningPHYs = mask
-        self.phyParameters = entries
+        (scanningPHYs, phyParameters) = phyEntries([(.le1M, le1M), (.leCoded, leCoded)])
     }
 
     public init(parameters reader: inout ByteReader) throws(DecodeError) {
         ownAddressType = try reader.readAddressTypeParameter("Own_Address_Type")
         scanningFilterPolicy = ScanningFilterPolicy(rawValue: try reader.readUInt8())
         scanningPHYs = LEPHYMask(rawValue: try reader.readUInt8())
-        var entries: [PHYParameters] = []
-        for _ in 0..<phyEntryCount(scanningPHYs) {
-            entries.append(PHYParameters(
-                scanType: LEScanType(rawValue: try reader.readUInt8()),
-                scanInterval: try reader.readUInt16(),
-                scanWindow: try reader.readUInt16()
-            ))
-        }
-        phyParameters = entries
+        phyParameters = try reader.readPHYEntries(scanningPHYs, PHYParameters.init(decoding:))
         try reader.expectEnd()
     }
 
@@ -162,11 +155,7 @@ public struct LESetExtendedScanParameters: HCICommand, Equatable {
         writer.writeAddressTypeParameter(ownAddressType)
         writer.write(scanningFilterPolicy.rawValue)
         writer.write(scanningPHYs.rawValue)
-        for entry in phyParameters {
-            writer.write(entry.scanType.rawValue)
-            writer.write(entry.scanInterval)
-            writer.write(entry.scanWindow)
-        }
+        for entry in phyParameters { entry.encode(into: &writer) }
     }
 }
 

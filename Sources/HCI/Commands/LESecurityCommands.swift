@@ -158,7 +158,7 @@ public struct LELongTermKeyRequestReply: HCICommand, Equatable {
 
 /// LE Long Term Key Request Negative Reply (7.8.26): the peripheral has no key for the
 /// central's request.
-public struct LELongTermKeyRequestNegativeReply: HCICommand, Equatable {
+public struct LELongTermKeyRequestNegativeReply: ConnectionHandleCommand, Equatable {
     public typealias ReturnParameters = ConnectionHandleReturnParameters
 
     public static let opcode = HCIOpcode(ogf: HCIOpcode.Group.le, ocf: 0x001B)
@@ -168,11 +168,4 @@ public struct LELongTermKeyRequestNegativeReply: HCICommand, Equatable {
     public let connectionHandle: UInt16
 
     public init(connectionHandle: UInt16) { self.connectionHandle = connectionHandle }
-
-    public init(parameters reader: inout ByteReader) throws(DecodeError) {
-        connectionHandle = try reader.readUInt16()
-        try reader.expectEnd()
-    }
-
-    public func encodeParameters(into writer: inout ByteWriter) { writer.write(connectionHandle) }
 }

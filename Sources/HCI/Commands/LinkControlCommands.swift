@@ -34,7 +34,7 @@ public struct Disconnect: HCICommand, Equatable {
 
 /// Read Remote Version Information (7.1.23); finishes with Read Remote Version Information
 /// Complete.
-public struct ReadRemoteVersionInformation: HCICommand, Equatable {
+public struct ReadRemoteVersionInformation: ConnectionHandleCommand, Equatable {
     public static let opcode = HCIOpcode(ogf: HCIOpcode.Group.linkControl, ocf: 0x001D)
     public static let name = "Read Remote Version Information"
     public static var supportedCommandBit: (octet: Int, bit: Int)? { (2, 7) }
@@ -43,11 +43,4 @@ public struct ReadRemoteVersionInformation: HCICommand, Equatable {
     public let connectionHandle: UInt16
 
     public init(connectionHandle: UInt16) { self.connectionHandle = connectionHandle }
-
-    public init(parameters reader: inout ByteReader) throws(DecodeError) {
-        connectionHandle = try reader.readUInt16()
-        try reader.expectEnd()
-    }
-
-    public func encodeParameters(into writer: inout ByteWriter) { writer.write(connectionHandle) }
 }

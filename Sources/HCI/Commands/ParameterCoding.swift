@@ -45,13 +45,40 @@ func checkParameterLength(_ bytes: [UInt8], atMost limit: Int, field: String) th
     guard bytes.count <= limit else { throw .invalidValue(field: field, value: bytes.count) }
 }
 
-/// The number of per-PHY entries a PHY bitmask announces (Scanning_PHYs, Initiating_PHYs).
+// Per-PHY arrays (LE Set Extended Scan Parameters, LE Extended Create Connection): one
+// entry per bit set in a PHY mask (Scanning_PHYs, Initiating_PHYs), lowest bit first. A
+// reserved bit still counts, so a command from a newer host decodes faithfully.
+
+/// The number of per-PHY entries a PHY bitmask announces.
 func phyEntryCount(_ mask: LEPHYMask) -> Int { mask.rawValue.nonzeroBitCount }
 
 /// Checks that per-PHY arrays have one entry per bit set in the PHY mask.
 func checkPHYEntries(_ count: Int, mask: LEPHYMask) throws(DecodeError) {
     guard count == phyEntryCount(mask) else {
         throw .lengthMismatch(declared: phyEntryCount(mask), actual: count)
+    }
+}
+
+/// The mask and entries for the PHYs that have an entry, so they cannot disagree.
+func phyEntries<Entry>(_ candidates: [(phy: LEPHYMask, entry: Entry?)]) -> (mask: LEPHYMask, entries: [Entry]) {
+    var mask: LEPHYMask = []
+    var entries: [Entry] = []
+    for case let (phy, entry?) in candidates {
+        mask.insert(phy)
+        entries.append(entry)
+    }
+    return (mask, entries)
+}
+
+extension ByteReader {
+    /// The entries `mask` announces; at most eight, so nothing large is allocated.
+    mutating func readPHYEntries<Entry>(
+        _ mask: LEPHYMask,
+        _ readEntry: (inout ByteReader) throws(DecodeError) -> Entry
+    ) throws(DecodeError) -> [Entry] {
+        var entries: [Entry] = []
+        for _ in 0..<phyEntryCount(mask) { entries.append(try readEntry(&self)) }
+        return entries
     }
 }
 
