@@ -151,6 +151,18 @@ import TestSupport
             if round % 2 == 1 { bytes = Self.plausible(&random) }
             let data = AdvertisingData(bytes)
             structures += exerciseEveryAccessor(data)
+            // The accessors walk the bytes their own allocation-free way; they must see
+            // the same structures as the public sequence.
+            let walked = Array(data.structures)
+            if let type = walked.last?.type, data.first(type) != walked.first(where: { $0.type == type })?.data {
+                Issue.record("first(\(type)) disagrees with structures for \(Hex.string(bytes))")
+            }
+            let listed = walked.filter { (0x02...0x07).contains($0.type.rawValue) }.reduce(0) {
+                $0 + $1.data.count / [2, 4, 16][Int($1.type.rawValue - 2) / 2]
+            }
+            if data.serviceUUIDs.count != listed {
+                Issue.record("serviceUUIDs disagrees with structures for \(Hex.string(bytes))")
+            }
         }
         #expect(structures > 100_000)
     }

@@ -41,3 +41,24 @@ public struct ADStructures: Sequence, Sendable {
         }
     }
 }
+
+extension AdvertisingData {
+    /// Calls `body` with the type and data range of each well-formed structure until it
+    /// returns false. The accessors use this rather than ``structures`` because it makes
+    /// no slices, so the buffer is not retained and released once per structure: on a
+    /// 31-byte payload that is most of an accessor's cost.
+    @inline(__always)
+    func forEachStructure(_ body: (ADType, Range<Int>) -> Bool) {
+        bytes.withUnsafeBufferPointer { buffer in
+            let end = min(significantEnd, buffer.count)
+            var offset = 0
+            while offset + 2 <= end {
+                let length = Int(buffer[offset])
+                let next = offset + 1 + length
+                guard length > 0, next <= end else { return }
+                guard body(ADType(buffer[offset + 1]), (offset + 2)..<next) else { return }
+                offset = next
+            }
+        }
+    }
+}

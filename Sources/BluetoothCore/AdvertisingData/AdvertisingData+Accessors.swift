@@ -20,30 +20,35 @@ extension AdvertisingData {
     /// complete list: the peer claims to have listed all its services.
     public var hasCompleteServiceList: Bool {
         var sawList = false
-        for structure in structures where structure.type.isServiceUUIDList {
-            guard structure.type.isCompleteServiceUUIDList else { return false }
-            sawList = true
+        var sawIncomplete = false
+        forEachStructure { type, _ in
+            if type.isServiceUUIDList {
+                sawList = true
+                sawIncomplete = !type.isCompleteServiceUUIDList
+            }
+            return !sawIncomplete
         }
-        return sawList
+        return sawList && !sawIncomplete
     }
 
     /// The complete local name, else the shortened one (Supplement Part A 1.2). Invalid
     /// UTF-8 is decoded with U+FFFD replacements.
     public var localName: String? {
-        var shortened: ArraySlice<UInt8>?
-        for structure in structures {
-            if structure.type == .completeLocalName {
-                return String(decoding: structure.data, as: UTF8.self)
+        var complete: Range<Int>?
+        var shortened: Range<Int>?
+        forEachStructure { type, range in
+            if type == .completeLocalName {
+                complete = range
+            } else if type == .shortenedLocalName, shortened == nil {
+                shortened = range
             }
-            if structure.type == .shortenedLocalName, shortened == nil {
-                shortened = structure.data
-            }
+            return complete == nil
         }
-        return shortened.map { String(decoding: $0, as: UTF8.self) }
+        return (complete ?? shortened).map { String(decoding: bytes[$0], as: UTF8.self) }
     }
 
     /// Whether ``localName`` is the complete name.
-    public var isLocalNameComplete: Bool { first(.completeLocalName) != nil }
+    public var isLocalNameComplete: Bool { firstRange(.completeLocalName) != nil }
 
     /// The TX Power Level in dBm (Supplement Part A 1.5); nil unless exactly one octet.
     public var txPowerLevel: Int8? {
@@ -55,13 +60,13 @@ extension AdvertisingData {
     /// their UUID are left out.
     public var serviceData: [ServiceData] {
         var found: [ServiceData] = []
-        for structure in structures where structure.type.isServiceData {
-            guard let width = structure.type.uuidWidth, structure.data.count >= width else { continue }
-            let start = structure.data.startIndex
+        forEachStructure { type, range in
+            guard type.isServiceData, let width = type.uuidWidth, range.count >= width else { return true }
             found.append(ServiceData(
-                uuid: Self.uuid(structure.data, at: start, width: width),
-                data: Array(structure.data[(start + width)...])
+                uuid: Self.uuid(bytes, at: range.lowerBound, width: width),
+                data: Array(bytes[(range.lowerBound + width)..<range.upperBound])
             ))
+            return true
         }
         return found
     }
@@ -70,14 +75,13 @@ extension AdvertisingData {
     /// identifier are left out.
     public var manufacturerData: [ManufacturerData] {
         var found: [ManufacturerData] = []
-        for structure in structures where structure.type == .manufacturerSpecificData {
-            let data = structure.data
-            guard data.count >= 2 else { continue }
-            let start = data.startIndex
+        forEachStructure { type, range in
+            guard type == .manufacturerSpecificData, range.count >= 2 else { return true }
             found.append(ManufacturerData(
-                companyID: UInt16(data[start]) | UInt16(data[start + 1]) << 8,
-                data: Array(data[(start + 2)...])
+                companyID: UInt16(truncatingIfNeeded: Self.littleEndian(bytes, at: range.lowerBound, count: 2)),
+                data: Array(bytes[(range.lowerBound + 2)..<range.upperBound])
             ))
+            return true
         }
         return found
     }
@@ -149,15 +153,24 @@ extension AdvertisingData {
     // MARK: - Helpers
 
     private func uuids(_ include: (ADType) -> Bool) -> [BluetoothUUID] {
+        // Counted first so the array is allocated once, not regrown per UUID.
+        var total = 0
+        forEachStructure { type, range in
+            if include(type), let width = type.uuidWidth { total += range.count / width }
+            return true
+        }
+        guard total > 0 else { return [] }
         var found: [BluetoothUUID] = []
-        for structure in structures where include(structure.type) {
-            guard let width = structure.type.uuidWidth else { continue }
-            var index = structure.data.startIndex
+        found.reserveCapacity(total)
+        forEachStructure { type, range in
+            guard include(type), let width = type.uuidWidth else { return true }
+            var index = range.lowerBound
             // Whole UUIDs only: a trailing partial one is a malformation, not a UUID.
-            while index + width <= structure.data.endIndex {
-                found.append(Self.uuid(structure.data, at: index, width: width))
+            while index + width <= range.upperBound {
+                found.append(Self.uuid(bytes, at: index, width: width))
                 index += width
             }
+            return true
         }
         return found
     }
@@ -176,22 +189,38 @@ extension AdvertisingData {
 
     /// A UUID of `width` (2, 4 or 16) bytes at `index`, least significant first. Callers
     /// have checked that the bytes are there.
-    static func uuid(_ data: ArraySlice<UInt8>, at index: Int, width: Int) -> BluetoothUUID {
+    static func uuid(_ data: [UInt8], at index: Int, width: Int) -> BluetoothUUID {
         switch width {
-        case 2: BluetoothUUID(UInt16(truncatingIfNeeded: littleEndian(data[index..<(index + 2)])))
-        case 4: BluetoothUUID(UInt32(truncatingIfNeeded: littleEndian(data[index..<(index + 4)])))
+        case 2: BluetoothUUID(UInt16(truncatingIfNeeded: littleEndian(data, at: index, count: 2)))
+        case 4: BluetoothUUID(UInt32(truncatingIfNeeded: littleEndian(data, at: index, count: 4)))
         default:
             BluetoothUUID(
-                high: littleEndian(data[(index + 8)..<(index + 16)]),
-                low: littleEndian(data[index..<(index + 8)])
+                high: littleEndian(data, at: index + 8, count: 8),
+                low: littleEndian(data, at: index, count: 8)
             )
         }
+    }
+
+    /// `count` (at most 8) bytes at `index` as an unsigned little-endian integer; reads
+    /// the array directly so no slice is made.
+    static func littleEndian(_ bytes: [UInt8], at index: Int, count: Int) -> UInt64 {
+        var value: UInt64 = 0
+        var position = min(index + min(count, 8), bytes.count)
+        while position > index {
+            position -= 1
+            value = value << 8 | UInt64(bytes[position])
+        }
+        return value
     }
 
     /// Up to eight bytes as an unsigned little-endian integer.
     static func littleEndian(_ bytes: ArraySlice<UInt8>) -> UInt64 {
         var value: UInt64 = 0
-        for byte in bytes.prefix(8).reversed() { value = value << 8 | UInt64(byte) }
+        var index = min(bytes.endIndex, bytes.startIndex + 8)
+        while index > bytes.startIndex {
+            index -= 1
+            value = value << 8 | UInt64(bytes[index])
+        }
         return value
     }
 }

@@ -73,10 +73,17 @@ public struct AdvertisingData: Sendable, Hashable {
 
     /// The data of the first structure of `type`, or nil.
     public func first(_ type: ADType) -> ArraySlice<UInt8>? {
-        for structure in structures where structure.type == type {
-            return structure.data
+        firstRange(type).map { bytes[$0] }
+    }
+
+    /// The data range of the first structure of `type`, or nil.
+    func firstRange(_ type: ADType) -> Range<Int>? {
+        var found: Range<Int>?
+        forEachStructure { structureType, range in
+            if structureType == type { found = range }
+            return found == nil
         }
-        return nil
+        return found
     }
 
     /// The data of every structure of `type`, in order.
