@@ -7,10 +7,10 @@ public struct ADFlags: OptionSet, Hashable, Sendable, CustomStringConvertible {
     public static let leLimitedDiscoverableMode = ADFlags(rawValue: 1 << 0)
     public static let leGeneralDiscoverableMode = ADFlags(rawValue: 1 << 1)
     public static let brEDRNotSupported = ADFlags(rawValue: 1 << 2)
-    /// Bit 3 was "Simultaneous LE and BR/EDR to Same Device Capable (Controller)".
+    /// "Simultaneous LE and BR/EDR to Same Device Capable (Controller)". Recent
+    /// Supplement revisions retire bits 3 and 4, but dual-mode devices still set them.
     public static let simultaneousLEAndBREDRController = ADFlags(rawValue: 1 << 3)
-    /// Bit 4 was "Simultaneous LE and BR/EDR to Same Device Capable (Host)"; both bits are
-    /// reserved for future use since Core 5.4 but still seen on the air.
+    /// "Simultaneous LE and BR/EDR to Same Device Capable (Host)".
     public static let simultaneousLEAndBREDRHost = ADFlags(rawValue: 1 << 4)
 
     /// What a connectable, discoverable LE-only peripheral advertises (0x06).
