@@ -121,7 +121,10 @@ public final class Scanner: Sendable {
         // Holds the scanner strongly: it lives as long as someone reads the stream.
         continuation.onTermination = { _ in
             token.end()
-            Task { await self.removeConsumer(id) }
+            // Detached now, so a consumer stopping right after sees it gone; the
+            // controller is reconfigured in order with everything else.
+            self.detachConsumer(id)
+            Task { await self.serialized { await self.reconcile() } }
         }
         Task { _ = await self.addConsumer(consumer) }
         return stream
@@ -162,24 +165,31 @@ public final class Scanner: Sendable {
         }
     }
 
-    /// Unregisters a consumer. When no consumer wants scan responses any more, held
-    /// advertisements are handed out first, this consumer included.
+    /// Unregisters a consumer and, when it was the last one, disables scanning before
+    /// returning.
     func removeConsumer(_ id: UInt64) async {
-        await serialized {
-            let flushed: [Delivery] = state.withLock { state in
-                guard let index = state.consumers.firstIndex(where: { $0.id == id }) else { return [] }
-                var deliveries: [Delivery] = []
-                let stillActive = state.consumers.contains { $0.id != id && $0.parameters.active }
-                if !stillActive {
-                    state.pipeline.flushAll()
-                    distribute(&state, into: &deliveries)
-                }
-                state.consumers.remove(at: index)
-                return deliveries
+        detachConsumer(id)
+        await serialized { await reconcile() }
+    }
+
+    /// Stops delivering to a consumer at once, from any thread; the controller catches up
+    /// in the next reconfiguration. When no consumer wants scan responses any more, held
+    /// advertisements are handed out first, this consumer included.
+    private func detachConsumer(_ id: UInt64) {
+        let flushed: [Delivery] = state.withLock { state in
+            guard let index = state.consumers.firstIndex(where: { $0.id == id }) else { return [] }
+            var deliveries: [Delivery] = []
+            let stillActive = state.consumers.contains { $0.id != id && $0.parameters.active }
+            // Only when no scan response can come any more (or nobody is left) is there
+            // anything to release; other consumers' assemblies stay intact.
+            if !stillActive, state.consumers[index].parameters.active || state.consumers.count == 1 {
+                state.pipeline.flushAll()
+                distribute(&state, into: &deliveries)
             }
-            for delivery in flushed { delivery.sink(delivery.advertisement) }
-            await reconcile()
+            state.consumers.remove(at: index)
+            return deliveries
         }
+        for delivery in flushed { delivery.sink(delivery.advertisement) }
     }
 
     // MARK: The controller
