@@ -112,6 +112,12 @@ class HeartRatePeripheral(Peer):
             + ad_structure(0x09, b'BareBLE-HRM')
             + ad_structure(0x03, struct.pack('<H', HEART_RATE_SERVICE))
         )
+        # A scan response that differs from the advertising data, so a scanner can show
+        # that active scanning merged it: TX power 0 dBm, Battery service data (level 87).
+        self.scan_response_data = (
+            ad_structure(0x0A, bytes([0x00]))
+            + ad_structure(0x16, struct.pack('<H', BATTERY_SERVICE) + bytes([87]))
+        )
 
     def on_subscription(self, _bearer, characteristic, notify: bool, indicate: bool) -> None:
         self.log(event='subscription', peer=self.name, uuid=str(characteristic.uuid),
@@ -122,7 +128,7 @@ class HeartRatePeripheral(Peer):
         await self.device.start_advertising(
             advertising_type=AdvertisingType.UNDIRECTED_CONNECTABLE_SCANNABLE,
             advertising_data=self.advertising_data,
-            scan_response_data=b'',
+            scan_response_data=self.scan_response_data,
             auto_restart=True,
         )
 

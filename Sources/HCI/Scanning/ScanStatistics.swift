@@ -1,0 +1,25 @@
+/// What the scanner dropped, merged or could not pair. A healthy scan shows zeros in the
+/// dropped and malformed counters.
+public struct ScanStatistics: Sendable, Equatable {
+    /// Individual reports taken from advertising report events.
+    public var reports = 0
+    public var mergedScanResponses = 0
+    /// Scan responses delivered without their advertisement.
+    public var unpairedScanResponses = 0
+    /// Scannable advertisements whose scan response did not come in time.
+    public var heldAdvertisementsDeliveredAlone = 0
+    public var reassembledAdvertisements = 0
+    public var truncatedAdvertisements = 0
+    /// Extended advertisements longer than 1650 bytes, dropped whole.
+    public var oversizedAdvertisements = 0
+    /// Reassemblies abandoned because too many were in progress.
+    public var abandonedAssemblies = 0
+    /// Reports with a reserved data status or address type, dropped.
+    public var malformedReports = 0
+    /// Anonymous extended advertisements (no address), dropped: an Advertisement has one.
+    public var anonymousReports = 0
+    /// Advertisements a stream consumer's buffer had no room for.
+    public var streamBufferDrops = 0
+
+    public init() {}
+}

@@ -1,0 +1,75 @@
+import Foundation
+import HCITransport
+import Testing
+import TestSupport
+
+/// `bareble-central scan`, the built executable, against the virtual radio.
+@Suite(.serialized) struct ScanTool {
+    static let harness = Result { try RadioHarness(arguments: ["--tcp", "--peripheral", "--advertiser"]) }
+
+    func jsonLines(_ text: String) throws -> [[String: Any]] {
+        try text.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+        }
+    }
+
+    @Test func activeScanAsJSONLinesForADuration() throws {
+        let harness = try Self.harness.get()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CentralTool.executable)
+        process.arguments = ["scan", "--transport", "tcp:127.0.0.1:\(harness.radio.tcpPort)", "--duration", "1", "--active", "--duplicates", "first"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        // Not a terminal, so JSON lines; "first" shows each device once.
+        let lines = try jsonLines(String(decoding: data, as: UTF8.self))
+        let addresses = lines.compactMap { $0["address"] as? String }
+        #expect(addresses.sorted() == ["C4:4B:4D:00:00:01", "C4:4B:4D:00:00:02"])
+        let hrm = try #require(lines.first { $0["address"] as? String == "C4:4B:4D:00:00:01" })
+        #expect(hrm["connectable"] as? Bool == true)
+        #expect(hrm["scanResponse"] as? String == "020A0004160F1857")
+        let beacon = try #require(lines.first { $0["address"] as? String == "C4:4B:4D:00:00:02" })
+        #expect(beacon["connectable"] as? Bool == false)
+        let manufacturer = try #require(beacon["manufacturer"] as? [String: Any])
+        #expect(manufacturer["company"] as? Int == 0xFFFF)
+        #expect(manufacturer["data"] as? String == "010203")
+    }
+
+    @Test func ctrlCDisablesScanningAndExitsCleanly() throws {
+        let harness = try Self.harness.get()
+        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-scan-sigint-\(getpid()).btsnoop").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CentralTool.executable)
+        // --duration is only a watchdog here: SIGINT comes long before.
+        process.arguments = ["scan", "--transport", "tcp:127.0.0.1:\(harness.radio.tcpPort)", "--json", "--address", "C4:4B:4D:00:00:02", "--duration", "20", "--btsnoop", capture]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait for the first line: scanning is running.
+        var received = Data()
+        while !received.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            received.append(chunk)
+        }
+        process.interrupt()
+        received.append(output.fileHandleForReading.readDataToEndOfFile())
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        let lines = try jsonLines(String(decoding: received, as: UTF8.self))
+        #expect(!lines.isEmpty)
+        #expect(lines.allSatisfy { $0["address"] as? String == "C4:4B:4D:00:00:02" })
+        // The last scan command the tool sent disabled scanning.
+        let commands = try BTSnoopFile(contentsOf: capture).records.compactMap(\.packet).filter { $0.type == .command }
+        let enables = commands.filter { $0.bytes.starts(with: [0x42, 0x20]) || $0.bytes.starts(with: [0x0C, 0x20]) }
+        #expect(enables.count == 2)
+        #expect(enables.last?.bytes.dropFirst(3).first == 0)
+        #expect(try Tshark.check(capture).malformed.isEmpty)
+    }
+}

@@ -1,0 +1,316 @@
+import ArgumentParser
+import BluetoothCore
+import Dispatch
+import Glibc
+import HCI
+
+/// `bareble-central scan`: watch advertisements, as a live table on a terminal or as JSON
+/// lines for pipes. Ctrl-C stops cleanly: scanning is disabled on the controller, the
+/// transport closed and the output flushed before exiting with status 0.
+struct Scan: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Scan for advertisements: a live table on a terminal, one JSON object per advertisement otherwise.",
+        discussion: "Stop with Ctrl-C or --duration. Filters apply on the host: --service (any of), --name, --rssi-min, --address."
+    )
+
+    enum Mode: String, EnumerableFlag {
+        case passive, active
+        static func help(for value: Mode) -> ArgumentHelp? {
+            value == .active ? "Send scan requests; scan responses are merged into the advertisements." : "Only listen (the default)."
+        }
+    }
+
+    enum Duplicates: String, ExpressibleByArgument, CaseIterable {
+        case all, first, changes
+        var policy: DuplicatePolicy {
+            switch self {
+            case .all: .all
+            case .first: .firstPerDevice
+            case .changes: .whenDataChanges
+            }
+        }
+    }
+
+    enum SortKey: String, ExpressibleByArgument, CaseIterable {
+        case rssi, address, name
+        case lastSeen = "last-seen"
+    }
+
+    @OptionGroup var options: TransportOptions
+
+    @Flag(help: "One JSON object per advertisement per line (the default when stdout is not a terminal).")
+    var json = false
+
+    @Flag var mode: Mode = .passive
+
+    @Option(name: .customLong("service"), help: "Only devices advertising this service UUID (repeatable: any of them).")
+    var services: [String] = []
+
+    @Option(help: "Only devices whose local name starts with this.")
+    var name: String?
+
+    @Option(name: .customLong("rssi-min"), help: "Only reports at least this strong (dBm).")
+    var rssiMin: Int?
+
+    @Option(name: .customLong("address"), help: "Only this device, AA:BB:CC:DD:EE:FF[/public|/random] (repeatable).")
+    var addresses: [String] = []
+
+    @Option(help: "Stop after this many seconds.")
+    var duration: Double?
+
+    @Option(help: "Which repeats to show: all, first (per device) or changes (when the data changes).")
+    var duplicates: Duplicates = .all
+
+    @Option(help: "Table order: rssi, address, name or last-seen.")
+    var sort: SortKey = .rssi
+
+    @Flag(help: "Use the legacy scan commands even when the controller has extended ones.")
+    var legacy = false
+
+    func validate() throws {
+        for service in services where BluetoothUUID(service) == nil {
+            throw ValidationError("--service \(service) is not a UUID: use 180D, 0000180D or the 128-bit form")
+        }
+        for address in addresses where DeviceAddress(address) == nil {
+            throw ValidationError("--address \(address) is not an address: use AA:BB:CC:DD:EE:FF, optionally /public or /random")
+        }
+        if let rssiMin, !(-127...20).contains(rssiMin) { throw ValidationError("--rssi-min \(rssiMin) is outside -127...20 dBm") }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be more than 0 seconds") }
+    }
+
+    /// An address given without /public or /random matches either type: users rarely know
+    /// which one a device uses.
+    static func addressesToMatch(_ text: String) -> [DeviceAddress] {
+        guard let address = DeviceAddress(text) else { return [] }
+        if text.contains("/") { return [address] }
+        return [DeviceAddress(address.address, type: .public), DeviceAddress(address.address, type: .random)]
+    }
+
+    func run() async throws {
+        let filter = ScanFilter(
+            services: services.compactMap(BluetoothUUID.init),
+            namePrefix: name,
+            minimumRSSI: rssiMin.map { Int8($0) },
+            addresses: Set(addresses.flatMap(Self.addressesToMatch)),
+            duplicates: duplicates.policy
+        )
+        let parameters: ScanParameters
+        do {
+            parameters = try ScanParameters(active: mode == .active, useExtendedCommands: legacy ? false : nil)
+        } catch {
+            throw ToolError(error.description)
+        }
+        let controller = try options.openController()
+        defer { controller.close() }
+        do {
+            try await controller.powerOn()
+        } catch {
+            throw ToolError(error.description)
+        }
+
+        let (events, continuation) = AsyncStream.makeStream(of: ScanEvent.self, bufferingPolicy: .bufferingNewest(8192))
+        // SIGINT ends the loop below instead of the process, so cleanup runs.
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler { continuation.finish() }
+        interrupt.resume()
+        defer { interrupt.cancel() }
+
+        let scanner = Scanner(controller: controller)
+        let session: ScanSession
+        do {
+            session = try await scanner.scan(matching: filter, parameters: parameters) { continuation.yield(.advertisement($0)) }
+        } catch {
+            throw ToolError("cannot start scanning: \(error)")
+        }
+        let watchers = Task {
+            await withTaskGroup(of: Void.self) { group in
+                if let duration {
+                    group.addTask {
+                        try? await Task.sleep(for: .milliseconds(Int(duration * 1000)))
+                        continuation.finish()
+                    }
+                }
+                group.addTask {
+                    for await status in controller.statusUpdates() {
+                        if case .closed = status { continuation.finish() }
+                    }
+                }
+            }
+        }
+        defer { watchers.cancel() }
+
+        let live = !json && isatty(1) == 1
+        var output = ScanOutput(live: live, sort: sort)
+        let ticker: Task<Void, Never>? = live ? Task {
+            // Redraws "last seen" while nothing arrives; draws are capped at 10/s anyway.
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(100))
+                continuation.yield(.tick)
+            }
+        } : nil
+        for await event in events { output.handle(event) }
+        ticker?.cancel()
+        await session.stop()
+        if let error = session.error {
+            output.finish()
+            throw ToolError("scanning stopped: \(error)")
+        }
+        output.finish()
+    }
+}
+
+enum ScanEvent: Sendable {
+    case advertisement(Advertisement)
+    case tick
+}
+
+/// The two renderings: JSON lines, or a table redrawn in place.
+struct ScanOutput {
+    struct Row {
+        var latest: Advertisement
+        var name: String?
+        var count: Int
+    }
+
+    let live: Bool
+    let sort: Scan.SortKey
+    var rows: [DeviceAddress: Row] = [:]
+    var lastDraw: UInt64 = 0
+    var dirty = false
+
+    init(live: Bool, sort: Scan.SortKey) {
+        self.live = live
+        self.sort = sort
+    }
+
+    mutating func handle(_ event: ScanEvent) {
+        switch event {
+        case let .advertisement(advertisement):
+            if live {
+                var row = rows[advertisement.address] ?? Row(latest: advertisement, name: nil, count: 0)
+                row.latest = advertisement
+                row.name = advertisement.localName ?? row.name
+                row.count += 1
+                rows[advertisement.address] = row
+                dirty = true
+            } else {
+                writeOut(Self.json(advertisement).text + "\n")
+            }
+        case .tick:
+            dirty = dirty || !rows.isEmpty
+        }
+        if live, dirty {
+            let now = monotonicNanoseconds()
+            if now &- lastDraw >= 100_000_000 {
+                lastDraw = now
+                dirty = false
+                draw(now: now)
+            }
+        }
+    }
+
+    mutating func finish() {
+        if live { draw(now: monotonicNanoseconds()) }
+    }
+
+    func draw(now: UInt64) {
+        let sorted = rows.values.sorted { a, b in
+            switch sort {
+            case .rssi: (a.latest.rssi ?? -128, a.latest.address.description) > (b.latest.rssi ?? -128, b.latest.address.description)
+            case .address: a.latest.address.description < b.latest.address.description
+            case .name: (a.name ?? "\u{10FFFF}", a.latest.address.description) < (b.name ?? "\u{10FFFF}", b.latest.address.description)
+            case .lastSeen: a.latest.timestamp > b.latest.timestamp
+            }
+        }
+        var screen = "\u{1B}[H\u{1B}[2J"
+        screen += "\(rows.count) devices, sorted by \(sort.rawValue); Ctrl-C stops\n"
+        let header = ["ADDRESS", "NAME", "RSSI", "CONN", "SERVICES", "MANUFACTURER", "LAST SEEN", "COUNT"]
+        var table = [header]
+        for row in sorted {
+            let ad = row.latest
+            let age = now >= ad.timestamp ? Double(now - ad.timestamp) / 1e9 : 0
+            table.append([
+                ad.address.description, row.name ?? "-", ad.rssi.map { String($0) } ?? "-", ad.isConnectable ? "yes" : "no",
+                ad.serviceUUIDs.map(\.description).joined(separator: ","),
+                manufacturerText(ad) ?? "-",
+                String(Int(age * 10) / 10) + "." + String(Int(age * 10) % 10) + "s ago",
+                String(row.count),
+            ])
+        }
+        let widths = header.indices.map { column in table.map { $0[column].count }.max() ?? 0 }
+        for line in table {
+            screen += line.indices.map { line[$0].padding(to: widths[$0]) }.joined(separator: "  ") + "\n"
+        }
+        writeOut(screen)
+    }
+
+    static func json(_ ad: Advertisement) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("address", .string(ad.address.address.description)),
+            ("addressType", .string(ad.address.type.description)),
+            ("eventType", .string(ad.eventType.description)),
+            ("connectable", .bool(ad.isConnectable)),
+            ("rssi", ad.rssi.map { .int(Int($0)) } ?? .null),
+            ("txPower", ad.txPower.map { .int(Int($0)) } ?? .null),
+            ("name", ad.localName.map(JSONValue.string) ?? .null),
+            ("services", .array(ad.serviceUUIDs.map { .string($0.description) })),
+            ("data", .string(Hex.string(ad.advertisingData.bytes))),
+            ("scanResponse", ad.scanResponseData.map { .string(Hex.string($0.bytes)) } ?? .null),
+            ("primaryPHY", .string(ad.primaryPHY.description)),
+            ("secondaryPHY", ad.secondaryPHY.map { .string($0.description) } ?? .null),
+            ("sid", ad.advertisingSID.map { .int(Int($0)) } ?? .null),
+            ("truncated", .bool(ad.isTruncated)),
+            ("timestamp", .int(Int(truncatingIfNeeded: ad.timestamp))),
+        ]
+        if let manufacturer = manufacturerData(ad) {
+            members.insert(("manufacturer", .object([
+                ("company", .int(Int(manufacturer.company))),
+                ("data", .string(Hex.string(manufacturer.data))),
+            ])), at: 8)
+        }
+        if let direct = ad.directAddress { members.append(("directAddress", .string(direct.description))) }
+        return .object(members)
+    }
+}
+
+/// Manufacturer Specific Data (AD type 0xFF): company identifier and the bytes after it.
+/// A small walk over the raw bytes until the AdvertisingData codec offers this itself.
+func manufacturerData(_ ad: Advertisement) -> (company: UInt16, data: [UInt8])? {
+    for bytes in [ad.advertisingData.bytes, ad.scanResponseData?.bytes ?? []] {
+        var index = 0
+        while index < bytes.count {
+            let length = Int(bytes[index])
+            guard length > 0, index + length < bytes.count else { break }
+            if bytes[index + 1] == 0xFF, length >= 3 {
+                let company = UInt16(bytes[index + 2]) | UInt16(bytes[index + 3]) << 8
+                return (company, Array(bytes[(index + 4)..<(index + 1 + length)]))
+            }
+            index += length + 1
+        }
+    }
+    return nil
+}
+
+func manufacturerText(_ ad: Advertisement) -> String? {
+    guard let (company, data) = manufacturerData(ad) else { return nil }
+    return (CompanyIdentifiers.name(for: company) ?? "0x" + Hex.string([UInt8(company >> 8), UInt8(company & 0xFF)])) + " " + Hex.string(data)
+}
+
+func monotonicNanoseconds() -> UInt64 {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+}
+
+/// Writes everything to stdout unbuffered, so a pipe sees each line as it happens.
+func writeOut(_ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeMutableBytes { Glibc.write(1, $0.baseAddress! + offset, $0.count - offset) }
+        if written < 0, errno == EINTR { continue }
+        if written <= 0 { return }
+        offset += written
+    }
+}
