@@ -37,7 +37,12 @@ public final class HCIController: Sendable {
         var commandCredits = 1
         var waiting: [PendingCommand] = []
         var inFlight: [PendingCommand] = []
-        var eventHandlers: [UInt64: EventHandler] = [:]
+        var eventHandlers: [UInt64: EventHandler] = [:] {
+            // Rebuilt only when subscribers change, so delivering an event retains an array
+            // instead of allocating one: this runs for every advertising report.
+            didSet { eventHandlerList = Array(eventHandlers.values) }
+        }
+        var eventHandlerList: [EventHandler] = []
         var aclHandler: ACLHandler?
         var aclFlow = ACLFlowControl(total: 0)
         var aclWaiters: [(id: UInt64, handle: UInt16, continuation: CheckedContinuation<Result<Void, HCIError>, Never>)] = []
@@ -242,7 +247,7 @@ public final class HCIController: Sendable {
             default:
                 break
             }
-            return Array(state.eventHandlers.values)
+            return state.eventHandlerList
         }
         if let (command, result) = completed {
             command.timer?.cancel()

@@ -1,3 +1,4 @@
+import BluetoothCore
 import Glibc
 import Synchronization
 // Socket constants are declared by whichever clang module (Glibc or CBluetooth, whose
@@ -97,7 +98,7 @@ final class DescriptorLoop: Sendable {
 
     /// Writes `bytes` whole, as one frame, within `timeout`.
     func write(_ bytes: UnsafeRawBufferPointer, timeout: Duration) throws(TransportError) {
-        let deadline = Posix.monotonicNanoseconds() &+ Posix.nanoseconds(timeout)
+        let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)
         let failure: TransportError? = descriptorOpen.withLock { open in
             guard open, !closing.load(ordering: .relaxed) else { return .notOpen(spec: name) }
             do throws(Posix.WriteFailure) {
@@ -168,14 +169,14 @@ final class DescriptorLoop: Sendable {
                 break
             }
             if ready == 0 {
-                deadline = chunk(nil, Posix.monotonicNanoseconds())
+                deadline = chunk(nil, MonotonicClock.nanoseconds())
                 continue
             }
             if entries[1].revents != 0 { break }
             guard entries[0].revents != 0 else { continue }
             let count = read(fd, buffer.baseAddress, buffer.count)
             if count > 0 {
-                deadline = chunk(UnsafeBufferPointer(rebasing: buffer[0..<count]), Posix.monotonicNanoseconds())
+                deadline = chunk(UnsafeBufferPointer(rebasing: buffer[0..<count]), MonotonicClock.nanoseconds())
                 continue
             }
             if count == 0 { break }

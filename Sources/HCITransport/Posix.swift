@@ -1,3 +1,4 @@
+import BluetoothCore
 import Glibc
 // Socket constants are declared by whichever clang module (Glibc or CBluetooth, whose
 // headers include <sys/socket.h>) is built first; import both so either works.
@@ -5,12 +6,6 @@ import CBluetooth
 
 /// Small wrappers over the system calls the transports share.
 enum Posix {
-    /// Monotonic time in nanoseconds: what deadlines and the framer's stall gap use.
-    static func monotonicNanoseconds() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
-    }
 
     static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
@@ -20,7 +15,7 @@ enum Posix {
 
     /// Milliseconds left until `deadline` for poll(), rounded up, at least 0.
     static func pollTimeout(until deadline: UInt64) -> Int32 {
-        let now = monotonicNanoseconds()
+        let now = MonotonicClock.nanoseconds()
         guard deadline > now else { return 0 }
         return Int32(clamping: (deadline - now + 999_999) / 1_000_000)
     }

@@ -1,3 +1,4 @@
+import BluetoothCore
 import Glibc
 // Socket constants are declared by whichever clang module (Glibc or CBluetooth, whose
 // headers include <sys/socket.h>) is built first; import both so either works.
@@ -112,9 +113,9 @@ enum RadioProcess {
     static func terminate(_ pid: pid_t, control: Int32, lines: LineChannel) {
         Glibc.close(control)
         let grace: UInt64 = 2_000_000_000
-        if !lines.waitForEnd(until: Posix.monotonicNanoseconds() &+ grace) {
+        if !lines.waitForEnd(until: MonotonicClock.nanoseconds() &+ grace) {
             kill(pid, SIGTERM)
-            if !lines.waitForEnd(until: Posix.monotonicNanoseconds() &+ grace) {
+            if !lines.waitForEnd(until: MonotonicClock.nanoseconds() &+ grace) {
                 kill(pid, SIGKILL)
             }
         }

@@ -1,3 +1,4 @@
+import BluetoothCore
 import Glibc
 // Socket constants are declared by whichever clang module (Glibc or CBluetooth, whose
 // headers include <sys/socket.h>) is built first; import both so either works.
@@ -18,7 +19,7 @@ public enum TCPTransport {
     }
 
     static func connectedSocket(host: String, port: Int, timeout: Duration, spec: TransportSpec) throws(TransportError) -> Int32 {
-        let deadline = Posix.monotonicNanoseconds() &+ Posix.nanoseconds(timeout)
+        let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

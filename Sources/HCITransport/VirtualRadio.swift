@@ -1,3 +1,4 @@
+import BluetoothCore
 import Glibc
 import Synchronization
 
@@ -64,7 +65,7 @@ public final class VirtualRadio: Sendable {
             pthread_join(reader, nil)
             return error
         }
-        let deadline = Posix.monotonicNanoseconds() &+ Posix.nanoseconds(readyTimeout)
+        let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(readyTimeout)
         switch lines.next(until: deadline) {
         case let .line(line):
             guard let fields = FlatJSON.parse(line), fields["event"]?.string == "ready",
@@ -93,7 +94,7 @@ public final class VirtualRadio: Sendable {
         var line = controlLine
         if !line.hasSuffix("\n") { line += "\n" }
         let bytes = Array(line.utf8)
-        let deadline = Posix.monotonicNanoseconds() &+ 2_000_000_000
+        let deadline = MonotonicClock.nanoseconds() &+ 2_000_000_000
         // Under the stop lock, so a stopped radio's descriptor (maybe reused) is never written.
         let written = stopped.withLock { stopped in
             !stopped && bytes.withUnsafeBytes { raw in
@@ -111,7 +112,7 @@ public final class VirtualRadio: Sendable {
     /// The next line the radio printed after its ready line (a JSON event), waiting at
     /// most `timeout`. Throws when the radio has exited or the deadline passes.
     public func nextLine(timeout: Duration = .seconds(5)) throws(TransportError) -> String {
-        switch lines.next(until: Posix.monotonicNanoseconds() &+ Posix.nanoseconds(timeout)) {
+        switch lines.next(until: MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)) {
         case let .line(line): return line
         case .ended: throw .radioFailed(detail: "it exited")
         case .timedOut: throw .timedOut(spec: "virtual", waitingFor: "a line from the virtual radio", after: timeout)

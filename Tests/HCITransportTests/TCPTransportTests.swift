@@ -1,3 +1,4 @@
+import BluetoothCore
 import Glibc
 import Synchronization
 import Testing
@@ -34,7 +35,7 @@ final class FakeControllerListener {
 /// Reads exactly `count` bytes from `fd` within 5 s.
 func readExactly(_ fd: Int32, _ count: Int) -> [UInt8] {
     var out: [UInt8] = []
-    let deadline = Posix.monotonicNanoseconds() + 5_000_000_000
+    let deadline = MonotonicClock.nanoseconds() + 5_000_000_000
     var buffer = [UInt8](repeating: 0, count: count)
     while out.count < count {
         guard Posix.wait(fd, for: Int16(POLLIN), until: deadline) > 0 else { break }

@@ -3,19 +3,16 @@ import HCI
 
 /// A generated stream of LE Extended Advertising Report events, one report each, as a
 /// controller sends them (H4 frames). Each advertisement carries a realistic 31-byte payload
-/// (flags, a complete name, two 16-bit services, manufacturer data) whose last 8 bytes are a
-/// slot for the monotonic time the frame was written, so latency can be measured at the
-/// consumer.
+/// (flags, a complete name, two 16-bit services, manufacturer data) whose last 8 bytes, the
+/// last 8 of the frame too, are a slot for the monotonic time the frame was written, so
+/// latency can be measured at the consumer.
 struct ReportStream {
     let frames: [[UInt8]]
-    /// Where, inside every frame, the 8-byte little-endian timestamp goes.
-    let timestampOffset: Int
 
     init(count: Int, devices: Int, seed: UInt64) {
         var random = SplitMix(seed: seed)
         var frames: [[UInt8]] = []
         frames.reserveCapacity(count)
-        var offset = 0
         for index in 0..<count {
             let device = index % max(1, devices)
             let name = Array("Dev-\(String(device, radix: 16))".utf8.prefix(8))
@@ -31,18 +28,16 @@ struct ReportStream {
                 rssi: Int8(-40 - Int(random.next() % 50)), periodicAdvertisingInterval: 0,
                 directAddressType: .public, directAddress: .zero, data: data)
             let event = HCIEvent.le(.extendedAdvertisingReport(LEExtendedAdvertisingReport(reports: [report]))).encode()
-            let frame = [UInt8(0x04)] + event
-            offset = frame.count - 8
-            frames.append(frame)
+            frames.append([UInt8(0x04)] + event)
         }
         self.frames = frames
-        self.timestampOffset = offset
     }
 
     /// Every frame back to back: what a controller would push at full speed.
     var concatenated: [UInt8] { frames.flatMap { $0 } }
 
-    static func stamp(_ frame: inout [UInt8], at offset: Int, _ nanoseconds: UInt64) {
+    static func stamp(_ frame: inout [UInt8], _ nanoseconds: UInt64) {
+        let offset = frame.count - 8
         for byte in 0..<8 { frame[offset + byte] = UInt8(truncatingIfNeeded: nanoseconds >> (8 * UInt64(byte))) }
     }
 

@@ -66,7 +66,7 @@ struct Advertise: AsyncParsableCommand {
     var duration: Double?
 
     func run() async throws {
-        let data = AdvertisingData(try advertisingBytes())
+        let data = try advertisingData()
         let scanResponse = try scanResponseRaw.map { AdvertisingData(try Self.hex($0, option: "--scan-response-raw")) }
         let connectable = switch connectability {
         case .connectable?: true
@@ -154,16 +154,36 @@ struct Advertise: AsyncParsableCommand {
         for source in sources { source.cancel() }
     }
 
-    func advertisingBytes() throws -> [UInt8] {
-        if let raw { return try Self.hex(raw, option: "--raw") }
-        var builder = LocalAdvertisingData()
+    /// --raw as given, else the data the other options describe (flags first: LE General
+    /// Discoverable, BR/EDR Not Supported).
+    func advertisingData() throws -> AdvertisingData {
+        if let raw { return AdvertisingData(try Self.hex(raw, option: "--raw")) }
+        var builder = AdvertisingDataBuilder()
+        builder.flags(.generalDiscoverableLEOnly)
+        var uuids: [BluetoothUUID] = []
         for text in services {
             guard let uuid = BluetoothUUID(text) else { throw ToolError("--service \(text) is not a UUID: give 180D, 0000180D or the dashed 128-bit form") }
-            builder.service(uuid)
+            uuids.append(uuid)
         }
-        for text in manufacturers { try builder.manufacturer(text) }
-        if let name { try builder.name(name) }
-        return builder.bytes
+        if !uuids.isEmpty { builder.serviceUUIDs(uuids) }
+        for text in manufacturers {
+            let pieces = text.split(separator: ":", maxSplits: 1).map(String.init)
+            guard pieces.count == 2, let company = Self.company(pieces[0]), let data = Hex.bytes(pieces[1]) else {
+                throw ToolError("--manufacturer \(text) is not COMPANY:HEX: give for example 0x004C:0215 or 76:0215")
+            }
+            builder.manufacturerData(companyID: company, data)
+        }
+        if let name { builder.localName(name) }
+        do {
+            return try builder.build(limit: extended ? AdvertisingDataBuilder.extendedLimit : AdvertisingDataBuilder.legacyLimit)
+        } catch {
+            throw ToolError("\(error)" + (extended ? "" : ": shorten it, or use --extended"))
+        }
+    }
+
+    static func company(_ text: String) -> UInt16? {
+        if text.hasPrefix("0x") || text.hasPrefix("0X") { return UInt16(text.dropFirst(2), radix: 16) }
+        return UInt16(text)
     }
 
     static func hex(_ text: String, option: String) throws -> [UInt8] {
@@ -172,50 +192,3 @@ struct Advertise: AsyncParsableCommand {
     }
 }
 
-/// A minimal AD structure encoder (Core Specification Supplement Part A) until the shared
-/// `AdvertisingDataBuilder` lands in BluetoothCore; the tool switches to it then. Order:
-/// flags, service lists (one complete list per UUID width), manufacturer data, name.
-struct LocalAdvertisingData {
-    private var uuids: [Int: [UInt8]] = [:]
-    private var manufacturerData: [[UInt8]] = []
-    private var localName: [UInt8]?
-
-    mutating func service(_ uuid: BluetoothUUID) {
-        uuids[uuid.byteWidth, default: []] += uuid.littleEndianBytes
-    }
-
-    mutating func manufacturer(_ text: String) throws {
-        let pieces = text.split(separator: ":", maxSplits: 1).map(String.init)
-        guard pieces.count == 2, let company = Self.company(pieces[0]), let data = Hex.bytes(pieces[1]) else {
-            throw ToolError("--manufacturer \(text) is not COMPANY:HEX: give for example 0x004C:0215 or 76:0215")
-        }
-        manufacturerData.append([UInt8(company & 0xFF), UInt8(company >> 8)] + data)
-    }
-
-    mutating func name(_ name: String) throws {
-        // One AD structure holds at most 254 bytes after its length octet.
-        guard name.utf8.count <= 253 else { throw ToolError("--name is \(name.utf8.count) bytes long; an AD structure holds at most 253: shorten it") }
-        localName = Array(name.utf8)
-    }
-
-    var bytes: [UInt8] {
-        // Flags: LE General Discoverable, BR/EDR Not Supported.
-        var out = Self.structure(0x01, [0x06])
-        // Complete List of 16-, 32- and 128-bit Service UUIDs.
-        for (width, type) in [(2, UInt8(0x03)), (4, 0x05), (16, 0x07)] {
-            if let list = uuids[width] { out += Self.structure(type, list) }
-        }
-        for data in manufacturerData { out += Self.structure(0xFF, data) }
-        if let localName { out += Self.structure(0x09, localName) }
-        return out
-    }
-
-    private static func structure(_ type: UInt8, _ payload: [UInt8]) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: payload.count + 1), type] + payload
-    }
-
-    static func company(_ text: String) -> UInt16? {
-        if text.hasPrefix("0x") || text.hasPrefix("0X") { return UInt16(text.dropFirst(2), radix: 16) }
-        return UInt16(text)
-    }
-}

@@ -201,7 +201,7 @@ struct ScanOutput {
             dirty = dirty || !rows.isEmpty
         }
         if live, dirty {
-            let now = monotonicNanoseconds()
+            let now = MonotonicClock.nanoseconds()
             if now &- lastDraw >= 100_000_000 {
                 lastDraw = now
                 dirty = false
@@ -211,7 +211,7 @@ struct ScanOutput {
     }
 
     mutating func finish() {
-        if live { draw(now: monotonicNanoseconds()) }
+        if live { draw(now: MonotonicClock.nanoseconds()) }
     }
 
     func draw(now: UInt64) {
@@ -265,7 +265,7 @@ struct ScanOutput {
         ]
         if let manufacturer = manufacturerData(ad) {
             members.insert(("manufacturer", .object([
-                ("company", .int(Int(manufacturer.company))),
+                ("company", .int(Int(manufacturer.companyID))),
                 ("data", .string(Hex.string(manufacturer.data))),
             ])), at: 8)
         }
@@ -274,33 +274,15 @@ struct ScanOutput {
     }
 }
 
-/// Manufacturer Specific Data (AD type 0xFF): company identifier and the bytes after it.
-/// A small walk over the raw bytes until the AdvertisingData codec offers this itself.
-func manufacturerData(_ ad: Advertisement) -> (company: UInt16, data: [UInt8])? {
-    for bytes in [ad.advertisingData.bytes, ad.scanResponseData?.bytes ?? []] {
-        var index = 0
-        while index < bytes.count {
-            let length = Int(bytes[index])
-            guard length > 0, index + length < bytes.count else { break }
-            if bytes[index + 1] == 0xFF, length >= 3 {
-                let company = UInt16(bytes[index + 2]) | UInt16(bytes[index + 3]) << 8
-                return (company, Array(bytes[(index + 4)..<(index + 1 + length)]))
-            }
-            index += length + 1
-        }
-    }
-    return nil
+/// The first Manufacturer Specific Data in the advertising data or the scan response.
+func manufacturerData(_ ad: Advertisement) -> ManufacturerData? {
+    ad.advertisingData.manufacturerData.first ?? ad.scanResponseData?.manufacturerData.first
 }
 
 func manufacturerText(_ ad: Advertisement) -> String? {
-    guard let (company, data) = manufacturerData(ad) else { return nil }
-    return (CompanyIdentifiers.name(for: company) ?? "0x" + Hex.string([UInt8(company >> 8), UInt8(company & 0xFF)])) + " " + Hex.string(data)
-}
-
-func monotonicNanoseconds() -> UInt64 {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    guard let manufacturer = manufacturerData(ad) else { return nil }
+    let company = manufacturer.companyID
+    return (manufacturer.companyName ?? "0x" + Hex.string([UInt8(company >> 8), UInt8(company & 0xFF)])) + " " + Hex.string(manufacturer.data)
 }
 
 /// Writes everything to stdout unbuffered, so a pipe sees each line as it happens.

@@ -1,0 +1,159 @@
+import BluetoothCore
+import CAllocationCounter
+import Glibc
+import HCI
+import HCITransport
+import Synchronization
+
+/// Reports through the real path: H4 bytes on a socketpair, BareBLE's reader thread and
+/// framer, the controller driver, the scanner, a consumer on the low-latency callback.
+struct EndToEndBenchmark {
+    struct Throughput {
+        var reportsPerSecond: Double
+        /// Everything the process allocated during the run (reader, driver, scanner, the
+        /// producer's 64 KiB chunk copies), per report.
+        var allocationsPerReport: Double
+        var bytesPerReport: Double
+    }
+
+    struct Latency {
+        var p50: Double, p99: Double, p999: Double, max: Double
+        var samples: Int
+    }
+
+    /// Collects what the consumer callback sees; written only on the reader thread.
+    final class Recorder: Sendable {
+        struct State {
+            var received = 0
+            var expected = 0
+            var latencies: [UInt64] = []
+            var recordLatency = false
+            var done: CheckedContinuation<Void, Never>?
+        }
+        let state = Mutex(State())
+        /// Reports received so far, readable without the lock by the paced producer.
+        let delivered = Atomic(0)
+
+        func record(_ advertisement: Advertisement) {
+            let now = MonotonicClock.nanoseconds()
+            let done: CheckedContinuation<Void, Never>? = state.withLock { state in
+                state.received += 1
+                delivered.store(state.received, ordering: .releasing)
+                if state.recordLatency {
+                    let sent = ReportStream.timestamp(inData: advertisement.advertisingData.bytes)
+                    state.latencies.append(now &- sent)
+                }
+                guard state.received == state.expected, let done = state.done else { return nil }
+                state.done = nil
+                return done
+            }
+            done?.resume()
+        }
+
+        /// Arms for `count` reports; `body` produces them; returns when all arrived.
+        func expect(_ count: Int, latency: Bool, _ body: @Sendable @escaping () -> Void) async {
+            await withCheckedContinuation { continuation in
+                state.withLock { state in
+                    state.received = 0
+                    delivered.store(0, ordering: .releasing)
+                    state.expected = count
+                    state.recordLatency = latency
+                    state.latencies = []
+                    state.latencies.reserveCapacity(latency ? count : 0)
+                    state.done = continuation
+                }
+                Thread.detach(body)
+            }
+        }
+    }
+
+    let controller: StreamController
+    let recorder = Recorder()
+    let session: ScanSession
+    let hci: HCIController
+
+    init() async throws {
+        controller = try StreamController()
+        hci = HCIController(transport: controller.hostTransport)
+        try hci.start()
+        try await hci.powerOn()
+        let recorder = self.recorder
+        session = try await Scanner(controller: hci).scan { recorder.record($0) }
+        guard controller.isScanning else { throw BenchError("the scanner did not enable scanning") }
+    }
+
+    /// The whole stream written as fast as the socket takes it, in 64 KiB writes.
+    func throughput(_ stream: ReportStream) async -> Throughput {
+        let bytes = stream.concatenated
+        let controller = self.controller
+        let before = (bareble_allocation_count(), bareble_allocated_bytes())
+        bareble_allocation_counter_enable(1)
+        let start = ContinuousClock.now
+        await recorder.expect(stream.frames.count, latency: false) {
+            var offset = 0
+            // Cut at frame boundaries so command answers never land inside a frame.
+            var cut = 0
+            var cuts: [Int] = []
+            for frame in stream.frames {
+                cut += frame.count
+                if cut - offset >= 65_536 { cuts.append(cut); offset = cut }
+            }
+            cuts.append(bytes.count)
+            var from = 0
+            for to in cuts {
+                controller.write(Array(bytes[from..<to]))
+                from = to
+            }
+        }
+        let elapsed = ContinuousClock.now - start
+        bareble_allocation_counter_enable(0)
+        let count = Double(stream.frames.count)
+        return Throughput(
+            reportsPerSecond: count / (nanoseconds(elapsed) / 1e9),
+            allocationsPerReport: Double(bareble_allocation_count() - before.0) / count,
+            bytesPerReport: Double(bareble_allocated_bytes() - before.1) / count)
+    }
+
+    /// One report at a time: stamp, write, wait until the consumer holds it, next. The
+    /// host's latency from "readable on the descriptor" to "in the consumer's hands", with
+    /// no queueing behind earlier reports (a burst's queueing is the throughput figure).
+    func latency(_ stream: ReportStream) async -> Latency {
+        let controller = self.controller
+        let recorder = self.recorder
+        await recorder.expect(stream.frames.count, latency: true) {
+            for (index, var frame) in stream.frames.enumerated() {
+                ReportStream.stamp(&frame, MonotonicClock.nanoseconds())
+                controller.write(frame)
+                let deadline = MonotonicClock.nanoseconds() + 1_000_000_000
+                while recorder.delivered.load(ordering: .acquiring) <= index, MonotonicClock.nanoseconds() < deadline {}
+            }
+        }
+        let sorted = recorder.state.withLock { $0.latencies }.sorted()
+        func percentile(_ p: Double) -> Double {
+            Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) / 1000
+        }
+        return Latency(p50: percentile(0.5), p99: percentile(0.99), p999: percentile(0.999),
+                       max: Double(sorted.last ?? 0) / 1000, samples: sorted.count)
+    }
+
+    func finish() async {
+        await session.stop()
+        hci.close()
+        controller.close()
+    }
+}
+
+/// A detached OS thread for the benchmark's producer (keeps the cooperative pool free).
+enum Thread {
+    static func detach(_ body: @Sendable @escaping () -> Void) {
+        final class Box: @unchecked Sendable { let body: @Sendable () -> Void; init(_ body: @escaping @Sendable () -> Void) { self.body = body } }
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        var thread = pthread_t()
+        pthread_create(&thread, nil, { context in
+            let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
+            box.body()
+            return nil
+        }, box)
+        pthread_detach(thread)
+    }
+}
