@@ -56,6 +56,15 @@ public struct ACLReassembler: Sendable {
         return true
     }
 
+    /// Bytes of storage held for the PDU in progress (tests check it stays under the bound).
+    var bufferedCapacity: Int {
+        switch state {
+        case .idle, .skipping: 0
+        case .header(let partial): partial.capacity
+        case .collecting(_, _, let buffer): buffer.capacity
+        }
+    }
+
     /// Feeds one ACL packet for this connection. Returns a complete B-frame when this
     /// fragment finished one, and every drop it caused (at most two: an interrupted PDU and
     /// a problem with the new start).
