@@ -4,7 +4,7 @@ import HCI
 //
 // Fairness: one pump serves every connection. It hands the driver one fragment at a time,
 // taking connections round-robin (the connection just served goes to the back of the
-// line), and asks for the next fragment only after the driver took the previous one. A long
+// line once the driver has taken its fragment), and asks for the next fragment only after the driver took the previous one. A long
 // PDU on one link therefore delays another link's PDU by at most one fragment per credit,
 // instead of by its whole length; and because L2CAP never has more than one packet waiting
 // in the driver, the driver's FIFO cannot undo that order. Fragments of one connection stay
@@ -63,6 +63,11 @@ extension ChannelManager {
                 return
             }
             let completion: OutgoingPDU.Completion? = state.withLock { state in
+                // Back of the line only now, so a connection that became ready while this
+                // fragment waited for its credit is served before this one's next fragment.
+                if state.connections[next.handle]?.hasUnsentFragments == true, !state.readyOrder.contains(next.handle) {
+                    state.readyOrder.append(next.handle)
+                }
                 // The link may have ended (or its handle been reused) meanwhile: then the
                 // PDU was already failed and is not at the head any more.
                 guard let head = state.connections[next.handle]?.outgoing.first, head.id == next.pduID,
@@ -85,7 +90,6 @@ extension ChannelManager {
                 let pdu = connection.outgoing[index]
                 let packet = pdu.fragments[pdu.nextFragment]
                 state.connections[handle]?.outgoing[index].nextFragment += 1
-                if state.connections[handle]?.hasUnsentFragments == true { state.readyOrder.append(handle) }
                 return (handle, pdu.id, packet)
             }
             state.pumpRunning = false
