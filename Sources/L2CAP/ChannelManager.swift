@@ -1,0 +1,238 @@
+import BluetoothCore
+import HCI
+import Synchronization
+
+/// L2CAP for every LE connection of one controller: reassembles incoming ACL data per
+/// connection, serves the fixed channels (ATT, LE signaling, SMP), fragments outgoing
+/// B-frames under the controller's ACL credits, and answers LE signaling.
+///
+/// All state sits behind one lock. Incoming data and events are handled synchronously on
+/// the transport's reader thread, in arrival order; handlers are called outside the lock,
+/// so they may call back into the manager.
+public final class ChannelManager: Sendable {
+    public typealias ChannelHandler = @Sendable (ChannelEvent) -> Void
+    public typealias ConnectionHandler = @Sendable (ConnectionEvent) -> Void
+    /// Decides a peripheral's connection parameter update request (we are central). Called
+    /// on the reader thread with parameters already known to be valid; keep it short.
+    public typealias ConnectionParameterUpdatePolicy = @Sendable (L2CAPConnection, ConnectionParameterUpdateRequest) -> Bool
+
+    public struct Configuration: Sendable {
+        /// The largest payload accepted per fixed channel; a PDU announcing more is
+        /// dropped before anything is buffered. Channels absent here are not served.
+        public var maximumReceivePayload: [ChannelIdentifier: Int]
+        /// How long a signaling request of ours waits for its answer (Vol 3 Part A 6.2.1,
+        /// RTX: 1 to 60 s; 30 s is the customary value).
+        public var signalingTimeout: Duration
+        public var connectionParameterUpdatePolicy: ConnectionParameterUpdatePolicy
+
+        /// ATT: 517 (the largest ATT_MTU, Vol 3 Part F 3.2.8); LE signaling: 23 (the LE
+        /// MTUsig minimum, enough for every LE command); SMP: 65 (Pairing Public Key).
+        public static let defaultMaximumReceivePayload: [ChannelIdentifier: Int] = [
+            .attributeProtocol: 517, .leSignaling: 23, .securityManagerProtocol: 65,
+        ]
+
+        public init(
+            maximumReceivePayload: [ChannelIdentifier: Int] = Configuration.defaultMaximumReceivePayload,
+            signalingTimeout: Duration = .seconds(30),
+            connectionParameterUpdatePolicy: @escaping ConnectionParameterUpdatePolicy = { _, _ in true }
+        ) {
+            self.maximumReceivePayload = maximumReceivePayload
+            self.signalingTimeout = signalingTimeout
+            self.connectionParameterUpdatePolicy = connectionParameterUpdatePolicy
+        }
+
+        var signalingMTU: Int { maximumReceivePayload[.leSignaling] ?? 23 }
+    }
+
+    struct State: Sendable {
+        var connections: [UInt16: ConnectionState] = [:]
+        /// Handles with fragments waiting, in the order they will be served (round-robin).
+        var readyOrder: [UInt16] = []
+        var pumpRunning = false
+        var nextID: UInt64 = 1
+        var statistics = L2CAPStatistics()
+        var connectionHandler: ConnectionHandler?
+
+        mutating func makeID() -> UInt64 {
+            defer { nextID += 1 }
+            return nextID
+        }
+    }
+
+    public let controller: HCIController
+    public let configuration: Configuration
+    let state = Mutex(State())
+    private let subscription = Mutex<Subscription?>(nil)
+
+    /// Attaches to `controller`: takes over its ACL handler (L2CAP is the only consumer of
+    /// ACL data) and follows its connection events. Create it before connections exist.
+    public init(controller: HCIController, configuration: Configuration = Configuration()) {
+        self.controller = controller
+        self.configuration = configuration
+        controller.setACLHandler { [weak self] packet in self?.receive(packet) }
+        let subscription = controller.subscribe { [weak self] event in self?.handle(event) }
+        self.subscription.withLock { $0 = subscription }
+    }
+
+    /// Stops following the controller; pending work is left as it is.
+    public func detach() {
+        controller.setACLHandler(nil)
+        subscription.withLock { $0 = nil }
+    }
+
+    public var statistics: L2CAPStatistics { state.withLock { $0.statistics } }
+    public var connections: [L2CAPConnection] {
+        state.withLock { $0.connections.values.map(\.info) }.sorted { $0.handle < $1.handle }
+    }
+    public func connection(_ handle: UInt16) -> L2CAPConnection? {
+        state.withLock { $0.connections[handle]?.info }
+    }
+
+    // MARK: Registration
+
+    /// Where connection lifecycle events go (one handler; nil removes it).
+    public func setConnectionHandler(_ handler: ConnectionHandler?) {
+        state.withLock { $0.connectionHandler = handler }
+    }
+
+    /// Sets (or with nil removes) the one receiver of `channel` on a connection. Only
+    /// channels with a receive maximum are served; LE signaling is L2CAP's own.
+    public func setHandler(_ handler: ChannelHandler?, channel: ChannelIdentifier, connection handle: UInt16) throws(L2CAPError) {
+        guard channel != .leSignaling, configuration.maximumReceivePayload[channel] != nil else {
+            throw .unsupportedChannel(channel)
+        }
+        let found: Bool = state.withLock { state in
+            guard state.connections[handle] != nil else { return false }
+            state.connections[handle]?.handlers[channel] = handler
+            return true
+        }
+        guard found else { throw .unknownConnection(handle: handle) }
+    }
+
+    /// Changes the largest payload accepted on `channel` for one connection (e.g. ATT after
+    /// an MTU exchange). Zero or less stops serving the channel.
+    public func setMaximumReceivePayload(_ maximum: Int, channel: ChannelIdentifier, connection handle: UInt16) throws(L2CAPError) {
+        let found: Bool = state.withLock { state in
+            guard state.connections[handle] != nil else { return false }
+            state.connections[handle]?.reassembler.maximumPayload[channel] = maximum > 0 ? maximum : nil
+            return true
+        }
+        guard found else { throw .unknownConnection(handle: handle) }
+    }
+
+    // MARK: Events
+
+    private func handle(_ event: HCIEvent) {
+        switch event {
+        case let .le(.connectionComplete(complete)) where complete.status == .success:
+            connected(L2CAPConnection(
+                handle: complete.connectionHandle, role: complete.role,
+                peerAddressType: complete.peerAddressType, peerAddress: complete.peerAddress,
+                connectionInterval: complete.connectionInterval, peripheralLatency: complete.peripheralLatency,
+                supervisionTimeout: complete.supervisionTimeout
+            ))
+        case let .le(.enhancedConnectionComplete(complete)) where complete.status == .success:
+            connected(L2CAPConnection(
+                handle: complete.connectionHandle, role: complete.role,
+                peerAddressType: complete.peerAddressType, peerAddress: complete.peerAddress,
+                connectionInterval: complete.connectionInterval, peripheralLatency: complete.peripheralLatency,
+                supervisionTimeout: complete.supervisionTimeout
+            ))
+        case let .le(.connectionUpdateComplete(update)) where update.status == .success:
+            state.withLock { state in
+                state.connections[update.connectionHandle]?.info.connectionInterval = update.connectionInterval
+                state.connections[update.connectionHandle]?.info.peripheralLatency = update.peripheralLatency
+                state.connections[update.connectionHandle]?.info.supervisionTimeout = update.supervisionTimeout
+            }
+        case let .disconnectionComplete(disconnection) where disconnection.status == .success:
+            let teardown = state.withLock { Self.remove(disconnection.connectionHandle, from: &$0) }
+            teardown?.finish(reason: disconnection.reason)
+        case .hardwareError:
+            // The driver resets the controller: every link is gone without a Disconnection
+            // Complete, so end them here.
+            let teardowns = state.withLock { state in
+                state.connections.keys.sorted().compactMap { Self.remove($0, from: &state) }
+            }
+            for teardown in teardowns { teardown.finish(reason: .hardwareFailure) }
+        default:
+            break
+        }
+    }
+
+    private func connected(_ connection: L2CAPConnection) {
+        let (stale, handler) = state.withLock { state in
+            // A second Connection Complete for a live handle means we missed its end.
+            let stale = Self.remove(connection.handle, from: &state)
+            state.connections[connection.handle] = ConnectionState(
+                info: connection, serial: state.makeID(),
+                maximumPayload: configuration.maximumReceivePayload
+            )
+            return (stale, state.connectionHandler)
+        }
+        stale?.finish(reason: .unspecifiedError)
+        handler?(.connected(connection))
+    }
+
+    /// What a connection leaves behind to be failed and notified outside the lock.
+    struct Teardown {
+        let connection: L2CAPConnection
+        let completions: [OutgoingPDU.Completion]
+        let requests: [PendingSignalingRequest]
+        let handlers: [ChannelHandler]
+        let connectionHandler: ConnectionHandler?
+
+        func finish(reason: HCIErrorCode) {
+            let error = L2CAPError.disconnected(reason: reason)
+            for completion in completions { completion(.failure(error)) }
+            for request in requests {
+                request.timer?.cancel()
+                request.continuation.resume(returning: .failure(error))
+            }
+            for handler in handlers { handler(.disconnected(reason: reason)) }
+            connectionHandler?(.disconnected(connection, reason: reason))
+        }
+    }
+
+    private static func remove(_ handle: UInt16, from state: inout State) -> Teardown? {
+        guard let connection = state.connections.removeValue(forKey: handle) else { return nil }
+        state.readyOrder.removeAll { $0 == handle }
+        return Teardown(
+            connection: connection.info,
+            completions: connection.outgoing.compactMap(\.completion),
+            requests: Array(connection.pendingRequests.values),
+            handlers: connection.handlers.keys.sorted { $0.rawValue < $1.rawValue }.compactMap { connection.handlers[$0] },
+            connectionHandler: state.connectionHandler
+        )
+    }
+
+    // MARK: Receiving
+
+    private func receive(_ packet: ACLDataPacket) {
+        let handle = packet.connectionHandle
+        let delivery: (BasicFrame, ChannelHandler?)? = state.withLock { state in
+            guard let (frame, dropped) = state.connections[handle]?.reassembler.receive(packet) else {
+                state.statistics.unknownConnectionFragments += 1
+                return nil
+            }
+            for drop in dropped {
+                state.statistics.count(drop)
+                if case let .exceedsChannelMaximum(.leSignaling, _, _, prefix) = drop {
+                    rejectOversizedSignaling(prefix: prefix, handle: handle, state: &state)
+                }
+            }
+            guard let frame else { return nil }
+            if frame.channelID == .leSignaling { return (frame, nil) }
+            guard let handler = state.connections[handle]?.handlers[frame.channelID] else {
+                state.statistics.unhandledChannelPDUs += 1
+                return nil
+            }
+            return (frame, handler)
+        }
+        guard let (frame, handler) = delivery else { return }
+        if let handler {
+            handler(.received(frame.payload))
+        } else {
+            receiveSignaling(frame.payload, handle: handle)
+        }
+    }
+}

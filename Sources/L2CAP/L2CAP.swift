@@ -1,1 +1,0 @@
-// L2CAP: ACL reassembly and fragmentation, fixed channels, LE signaling (issue 4).

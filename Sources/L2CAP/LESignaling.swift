@@ -1,0 +1,197 @@
+import BluetoothCore
+import HCI
+
+// The LE signaling channel (Core Vol 3 Part A 4): answers the peer's commands and runs our
+// own connection parameter update request as a peripheral.
+
+extension ChannelManager {
+    func receiveSignaling(_ payload: [UInt8], handle: UInt16) {
+        let command: SignalingCommand
+        do {
+            command = try SignalingCommand(decoding: payload)
+        } catch {
+            state.withLock { state in
+                state.statistics.malformedSignalingCommands += 1
+                // Answer only what is recognisably a request, so a garbled reject of ours
+                // coming back can never start a reject loop.
+                if payload.count >= 2, payload[1] != 0,
+                   !SignalingCode.responsesAndIndications.contains(SignalingCode(rawValue: payload[0])) {
+                    reject(.commandNotUnderstood, identifier: payload[1], handle: handle, state: &state)
+                }
+            }
+            return
+        }
+        guard command.identifier != 0 else {
+            state.withLock { $0.statistics.zeroIdentifierCommands += 1 }
+            return
+        }
+        switch command.code {
+        case .connectionParameterUpdateRequest:
+            connectionParameterUpdateRequested(command, handle: handle)
+        case .connectionParameterUpdateResponse:
+            guard let response = try? command.decode(ConnectionParameterUpdateResponse.self) else {
+                state.withLock { $0.statistics.malformedSignalingCommands += 1 }
+                return
+            }
+            let result: Result<Void, L2CAPError> = response.result == .accepted
+                ? .success(()) : .failure(.connectionParameterUpdateRejected)
+            answer(identifier: command.identifier, handle: handle, serial: nil, result: result)
+        case .commandReject:
+            guard let reject = try? command.decode(CommandReject.self) else {
+                state.withLock { $0.statistics.malformedSignalingCommands += 1 }
+                return
+            }
+            answer(identifier: command.identifier, handle: handle, serial: nil, result: .failure(.commandRejected(reject)))
+        case .disconnectionRequest:
+            // We open no channel a peer could close.
+            let reason: CommandReject = (try? command.decode(DisconnectionRequest.self)).map {
+                .invalidCIDInRequest(localCID: $0.destinationCID, remoteCID: $0.sourceCID)
+            } ?? .commandNotUnderstood
+            state.withLock { reject(reason, identifier: command.identifier, handle: handle, state: &$0) }
+        default:
+            state.withLock { state in
+                if SignalingCode.responsesAndIndications.contains(command.code) {
+                    state.statistics.unexpectedSignalingResponses += 1
+                } else {
+                    // Unknown codes and the credit-based requests BareBLE does not implement.
+                    reject(.commandNotUnderstood, identifier: command.identifier, handle: handle, state: &state)
+                }
+            }
+        }
+    }
+
+    /// Central: decide with the policy, answer, and on acceptance ask the controller for the
+    /// new timing. Peripheral: only the central may accept this request (4.20), so it is
+    /// not understood here.
+    private func connectionParameterUpdateRequested(_ command: SignalingCommand, handle: UInt16) {
+        guard let connection = connection(handle) else { return }
+        guard connection.role == .central else {
+            state.withLock { reject(.commandNotUnderstood, identifier: command.identifier, handle: handle, state: &$0) }
+            return
+        }
+        guard let request = try? command.decode(ConnectionParameterUpdateRequest.self) else {
+            state.withLock { state in
+                state.statistics.malformedSignalingCommands += 1
+                reject(.commandNotUnderstood, identifier: command.identifier, handle: handle, state: &state)
+            }
+            return
+        }
+        // Invalid parameters are refused before the policy sees them.
+        let accepted = request.isValid && configuration.connectionParameterUpdatePolicy(connection, request)
+        let response = SignalingCommand(
+            identifier: command.identifier,
+            ConnectionParameterUpdateResponse(result: accepted ? .accepted : .rejected)
+        )
+        // The response goes first (4.20: the central answers, then starts the update); the
+        // command follows once the response is in the controller.
+        let update: OutgoingPDU.Completion? = accepted ? updateConnection(handle: handle, to: request) : nil
+        state.withLock { state in
+            if accepted {
+                state.statistics.connectionParameterUpdatesAccepted += 1
+            } else {
+                state.statistics.connectionParameterUpdatesRejected += 1
+            }
+            // A failure here means the link is already gone: nothing to answer.
+            _ = enqueueLocked(BasicFrame(channelID: .leSignaling, payload: response.encode()), handle: handle, completion: update, state: &state)
+        }
+    }
+
+    /// Issues HCI LE Connection Update once the accepting response has been sent.
+    private func updateConnection(handle: UInt16, to request: ConnectionParameterUpdateRequest) -> OutgoingPDU.Completion {
+        let command = LEConnectionUpdate(
+            connectionHandle: handle,
+            connectionIntervalMin: request.intervalMin,
+            connectionIntervalMax: request.intervalMax,
+            maxLatency: request.peripheralLatency,
+            supervisionTimeout: request.timeoutMultiplier
+        )
+        return { [weak self] result in
+            guard case .success = result, let self else { return }
+            Task {
+                do {
+                    try await self.controller.send(command)
+                } catch {
+                    self.state.withLock { $0.statistics.connectionUpdateCommandFailures += 1 }
+                }
+            }
+        }
+    }
+
+    /// The signaling MTU was exceeded: tell the peer if its command can be identified.
+    func rejectOversizedSignaling(prefix: [UInt8], handle: UInt16, state: inout State) {
+        guard prefix.count == 2, prefix[1] != 0,
+              !SignalingCode.responsesAndIndications.contains(SignalingCode(rawValue: prefix[0]))
+        else { return }
+        let mtu = UInt16(clamping: configuration.signalingMTU)
+        reject(.signalingMTUExceeded(actualMTU: mtu), identifier: prefix[1], handle: handle, state: &state)
+    }
+
+    func reject(_ reason: CommandReject, identifier: UInt8, handle: UInt16, state: inout State) {
+        state.statistics.commandRejectsSent += 1
+        let command = SignalingCommand(identifier: identifier, reason)
+        _ = enqueueLocked(BasicFrame(channelID: .leSignaling, payload: command.encode()), handle: handle, completion: nil, state: &state)
+    }
+
+    /// Resolves one of our pending requests. `serial` pins a timer to the connection that
+    /// armed it; peer answers pass nil (they arrive on the live connection).
+    func answer(identifier: UInt8, handle: UInt16, serial: UInt64?, result: Result<Void, L2CAPError>) {
+        let pending: PendingSignalingRequest? = state.withLock { state in
+            guard let connection = state.connections[handle], serial == nil || connection.serial == serial,
+                  let pending = state.connections[handle]?.pendingRequests.removeValue(forKey: identifier)
+            else {
+                if serial == nil { state.statistics.unexpectedSignalingResponses += 1 }
+                return nil
+            }
+            return pending
+        }
+        guard let pending else { return }
+        pending.timer?.cancel()
+        pending.continuation.resume(returning: result)
+    }
+
+    /// Peripheral: asks the central for new connection timing (L2CAP_CONNECTION_PARAMETER_
+    /// UPDATE_REQ) and waits for its answer. Throws ``L2CAPError/connectionParameterUpdateRejected``,
+    /// ``L2CAPError/commandRejected(_:)``, ``L2CAPError/signalingTimeout(milliseconds:)``
+    /// (after `timeout`, by default the configured signaling timeout) or
+    /// ``L2CAPError/disconnected(reason:)``. Acceptance means the central will start the
+    /// update; LE Connection Update Complete reports the new timing.
+    public func requestConnectionParameterUpdate(
+        _ request: ConnectionParameterUpdateRequest,
+        connection handle: UInt16,
+        timeout: Duration? = nil
+    ) async throws(L2CAPError) {
+        guard request.isValid else { throw .invalidConnectionParameters(request) }
+        let timeout = timeout ?? configuration.signalingTimeout
+        let components = timeout.components
+        let milliseconds = Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000)
+        let result: Result<Void, L2CAPError> = await withCheckedContinuation { continuation in
+            let failure: L2CAPError? = state.withLock { state in
+                guard let connection = state.connections[handle] else { return .unknownConnection(handle: handle) }
+                guard connection.info.role == .peripheral else { return .wrongRole(required: .peripheral) }
+                guard controller.info != nil else { return .controllerNotReady }
+                guard let identifier = state.connections[handle]?.allocateIdentifier() else { return .tooManyPendingRequests }
+                let serial = connection.serial
+                let timer = Task { [weak self] in
+                    // A deadline, not a poll: cancelled as soon as the answer arrives.
+                    do { try await Task.sleep(for: timeout) } catch { return }
+                    self?.answer(identifier: identifier, handle: handle, serial: serial, result: .failure(.signalingTimeout(milliseconds: milliseconds)))
+                }
+                state.connections[handle]?.pendingRequests[identifier] = PendingSignalingRequest(continuation: continuation, timer: timer)
+                let command = SignalingCommand(identifier: identifier, request)
+                let sent: OutgoingPDU.Completion = { [weak self] result in
+                    if case let .failure(error) = result {
+                        self?.answer(identifier: identifier, handle: handle, serial: serial, result: .failure(error))
+                    }
+                }
+                if let failure = enqueueLocked(BasicFrame(channelID: .leSignaling, payload: command.encode()), handle: handle, completion: sent, state: &state) {
+                    timer.cancel()
+                    state.connections[handle]?.pendingRequests[identifier] = nil
+                    return failure
+                }
+                return nil
+            }
+            if let failure { continuation.resume(returning: .failure(failure)) }
+        }
+        try result.get()
+    }
+}
