@@ -45,6 +45,9 @@ public final class HCIController: Sendable {
         var eventHandlerList: [EventHandler] = []
         var aclHandler: ACLHandler?
         var aclFlow = ACLFlowControl(total: 0)
+        /// Handles whose Disconnection Complete arrived and that no new connection has
+        /// reused yet: ACL for them is refused instead of taking a credit that never returns.
+        var closedHandles: Set<UInt16> = []
         var aclWaiters: [(id: UInt64, handle: UInt16, continuation: CheckedContinuation<Result<Void, HCIError>, Never>)] = []
         var statusContinuations: [UInt64: AsyncStream<ControllerStatus>.Continuation] = [:]
         var status: ControllerStatus = .off
@@ -211,6 +214,7 @@ public final class HCIController: Sendable {
     private func handle(_ event: HCIEvent) {
         var completed: (PendingCommand, Result<[UInt8], HCIError>)?
         var releasedACL: [CheckedContinuation<Result<Void, HCIError>, Never>] = []
+        var failedACL: [(CheckedContinuation<Result<Void, HCIError>, Never>, HCIError)] = []
         var hardwareCode: UInt8?
         let handlers: [EventHandler] = state.withLock { state in
             switch event {
@@ -239,8 +243,19 @@ public final class HCIController: Sendable {
                 }
                 releasedACL = grantACLCredits(&state)
             case let .disconnectionComplete(disconnection) where disconnection.status == .success:
-                state.aclFlow.disconnected(handle: disconnection.connectionHandle)
+                let handle = disconnection.connectionHandle
+                state.aclFlow.disconnected(handle: handle)
+                // Senders still waiting for a credit on this link must not send on a dead
+                // handle: the controller would drop the packet and the credit would leak.
+                let failure = HCIError.disconnected(connectionHandle: handle, reason: disconnection.reason)
+                failedACL = state.aclWaiters.filter { $0.handle == handle }.map { ($0.continuation, failure) }
+                state.aclWaiters.removeAll { $0.handle == handle }
+                state.closedHandles.insert(handle)
                 releasedACL = grantACLCredits(&state)
+            case let .le(.connectionComplete(complete)) where complete.status == .success:
+                state.closedHandles.remove(complete.connectionHandle)
+            case let .le(.enhancedConnectionComplete(complete)) where complete.status == .success:
+                state.closedHandles.remove(complete.connectionHandle)
             case let .hardwareError(error):
                 state.statistics.hardwareErrors += 1
                 hardwareCode = error.hardwareCode
@@ -254,6 +269,7 @@ public final class HCIController: Sendable {
             command.continuation.resume(returning: result)
         }
         for waiter in releasedACL { waiter.resume(returning: .success(())) }
+        for (waiter, error) in failedACL { waiter.resume(returning: .failure(error)) }
         for handler in handlers { handler(event) }
         if let hardwareCode { recover(fromHardwareError: hardwareCode) }
     }
@@ -352,6 +368,9 @@ public final class HCIController: Sendable {
         let granted: Result<Void, HCIError> = await withCheckedContinuation { continuation in
             let immediate: Result<Void, HCIError>? = state.withLock { state in
                 if let error = state.closedError { return .failure(error) }
+                if state.closedHandles.contains(handle) {
+                    return .failure(.disconnected(connectionHandle: handle, reason: .unknownConnectionIdentifier))
+                }
                 if state.aclWaiters.isEmpty, state.aclFlow.acquire(handle: handle) { return .success(()) }
                 let id = state.nextID
                 state.nextID += 1

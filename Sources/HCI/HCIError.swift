@@ -15,6 +15,9 @@ public enum HCIError: Error, Sendable, Equatable, CustomStringConvertible {
     case transportClosed(TransportError?)
     /// The controller does not support something the caller needs.
     case unsupported(String)
+    /// The connection ended (Disconnection Complete with this reason) before the data
+    /// could go out.
+    case disconnected(connectionHandle: UInt16, reason: HCIErrorCode)
 
     public var description: String {
         switch self {
@@ -31,6 +34,8 @@ public enum HCIError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the transport to the controller is closed"
         case let .unsupported(what):
             return "the controller does not support \(what)"
+        case let .disconnected(handle, reason):
+            return "connection 0x\(Hex.string([UInt8(handle >> 8), UInt8(handle & 0xFF)])) is closed (\(reason)): connect again"
         }
     }
 }

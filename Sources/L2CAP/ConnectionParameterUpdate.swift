@@ -1,4 +1,5 @@
 import BluetoothCore
+import HCI
 
 /// L2CAP_CONNECTION_PARAMETER_UPDATE_REQ (Core Vol 3 Part A 4.20): a peripheral asks the
 /// central for new connection timing. Fields keep the specification's units so they map
@@ -32,6 +33,14 @@ public struct ConnectionParameterUpdateRequest: SignalingCommandData, Hashable {
     /// True when every field is in its range (4.20) and the supervision timeout exceeds
     /// (1 + latency) * Interval Max * 2, so the link survives the peripheral's skipped
     /// events (Vol 4 Part E 7.8.18 states the same rule for LE Connection Update).
+    /// The same parameters as HCI LE Connection Update takes them (no connection event
+    /// length preference).
+    public var connectionParameters: LEConnectionParameters {
+        LEConnectionParameters(
+            connectionIntervalMin: intervalMin, connectionIntervalMax: intervalMax,
+            maxLatency: peripheralLatency, supervisionTimeout: timeoutMultiplier)
+    }
+
     public var isValid: Bool {
         guard Self.intervalRange.contains(intervalMin), Self.intervalRange.contains(intervalMax),
               intervalMin <= intervalMax,

@@ -98,13 +98,7 @@ extension ChannelManager {
 
     /// Issues HCI LE Connection Update once the accepting response has been sent.
     private func updateConnection(handle: UInt16, to request: ConnectionParameterUpdateRequest) -> OutgoingPDU.Completion {
-        let command = LEConnectionUpdate(
-            connectionHandle: handle,
-            connectionIntervalMin: request.intervalMin,
-            connectionIntervalMax: request.intervalMax,
-            maxLatency: request.peripheralLatency,
-            supervisionTimeout: request.timeoutMultiplier
-        )
+        let command = LEConnectionUpdate(connectionHandle: handle, connectionParameters: request.connectionParameters)
         return { [weak self] result in
             guard case .success = result, let self else { return }
             Task {

@@ -264,6 +264,35 @@ func opcodes(_ packets: [HCIPacket]) -> [HCIOpcode] {
         #expect(controller.availableACLCredits == 2)
     }
 
+    @Test func aDroppedLinkFailsItsWaitingSendersAndRefusesNewOnes() async throws {
+        let (controller, transport) = try makeController()
+        try await controller.powerOn()
+        let onLink = ACLDataPacket(connectionHandle: 0x40, packetBoundary: .firstNonFlushable, broadcast: .pointToPoint, data: [1])
+        let onOther = ACLDataPacket(connectionHandle: 0x41, packetBoundary: .firstNonFlushable, broadcast: .pointToPoint, data: [2])
+        try await controller.sendACL(onLink)
+        try await controller.sendACL(onLink)
+        let waiting = Task { try await controller.sendACL(onLink) }
+        let other = Task { try await controller.sendACL(onOther) }
+        await transport.drain()
+        let disconnection = HCIEvent.disconnectionComplete(HCIEvent.DisconnectionComplete(status: .success, connectionHandle: 0x40, reason: .connectionTimeout))
+        transport.inject([HCIPacket(.event, disconnection.encode())])
+        await #expect(throws: HCIError.disconnected(connectionHandle: 0x40, reason: .connectionTimeout)) { try await waiting.value }
+        // The credits the dead link held go to the other link's sender.
+        try await other.value
+        #expect(transport.sent.filter { $0.type == .acl }.count == 3)
+        await #expect(throws: HCIError.disconnected(connectionHandle: 0x40, reason: .unknownConnectionIdentifier)) {
+            try await controller.sendACL(onLink)
+        }
+        // A new connection that reuses the handle may send again.
+        let complete = LEConnectionComplete(
+            status: .success, connectionHandle: 0x40, role: .central, peerAddressType: .random,
+            peerAddress: BluetoothAddress(0xC44B_4D00_0001), connectionInterval: 24, peripheralLatency: 0,
+            supervisionTimeout: 72, centralClockAccuracy: 0)
+        transport.inject([HCIPacket(.event, HCIEvent.le(.connectionComplete(complete)).encode())])
+        await transport.drain()
+        try await controller.sendACL(onLink)
+    }
+
     @Test func hardwareErrorFailsPendingCommandsAndBringsTheControllerUpAgain() async throws {
         let (controller, transport) = try makeController()
         try await controller.powerOn()
