@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "HCI", targets: ["HCI"]),
         .library(name: "L2CAP", targets: ["L2CAP"]),
         .library(name: "ATT", targets: ["ATT"]),
+        .library(name: "GATT", targets: ["GATT"]),
         .executable(name: "bareble-central", targets: ["bareble-central"]),
         .executable(name: "bareble-bench", targets: ["bareble-bench"]),
     ],
@@ -32,6 +33,7 @@ let package = Package(
         .target(name: "HCI", dependencies: ["BluetoothCore", "HCITransport"], swiftSettings: strict),
         .target(name: "L2CAP", dependencies: ["BluetoothCore", "HCI"], swiftSettings: strict),
         .target(name: "ATT", dependencies: ["BluetoothCore", "L2CAP"], swiftSettings: strict),
+        .target(name: "GATT", dependencies: ["BluetoothCore", "ATT"], swiftSettings: strict),
         .executableTarget(
             name: "bareble-central",
             dependencies: ["HCI", "HCITransport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -55,6 +57,7 @@ let package = Package(
         .testTarget(name: "HCITransportTests", dependencies: ["HCITransport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ATTTests", dependencies: ["ATT", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "GATTTests", dependencies: ["GATT", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["HCI", "HCITransport", "TestSupport"], swiftSettings: strict),
     ]
 )

@@ -1,0 +1,1 @@
+// GATT: client procedures, names and characteristic formats (issue 4).
