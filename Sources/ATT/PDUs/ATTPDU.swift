@@ -96,7 +96,7 @@ public enum ATTPDU: Sendable, Equatable {
     }
 
     /// The parameters this value holds as their declaration, or an unknown PDU's bytes.
-    private var body: Body {
+    var body: Body {
         switch self {
         case .errorResponse(let p): .declared(p)
         case .exchangeMTURequest(let p): .declared(p)
@@ -133,7 +133,7 @@ public enum ATTPDU: Sendable, Equatable {
         }
     }
 
-    private enum Body {
+    enum Body {
         case declared(any ATTPDUParameters)
         case raw(ATTOpcode, [UInt8])
     }
