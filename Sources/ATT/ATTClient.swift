@@ -100,6 +100,12 @@ public final class ATTClient: Sendable {
         tearDown(.closedByHost, closeBearer: true)
     }
 
+    /// Test hook: `observer` learns, after each request joins the queue, how many wait
+    /// behind the outstanding one, so tests can order events without sleeping.
+    func observeQueue(_ observer: @escaping @Sendable (Int) -> Void) {
+        state.withLock { $0.queueObserver = observer }
+    }
+
     // MARK: Transactions
 
     /// Sends any request PDU and returns the peer's response to it (never an Error
