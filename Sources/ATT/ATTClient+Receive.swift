@@ -56,7 +56,7 @@ extension ATTClient {
         enum Outcome {
             case ignore
             case complete(Completion?, Result<ATTPDU, ATTError>, next: Transaction?)
-            case violation(request: ATTOpcode, received: ATTOpcode)
+            case violation(id: UInt64, request: ATTOpcode, received: ATTOpcode)
         }
         let outcome: Outcome = state.withLock { state in
             guard state.closedReason == nil, let inFlight = state.inFlight else {
@@ -68,17 +68,17 @@ extension ATTClient {
             switch decoded {
             case .failure(let error):
                 guard opcode == request.responseOpcode || opcode == .errorResponse else {
-                    return .violation(request: request, received: opcode)
+                    return .violation(id: inFlight.id, request: request, received: opcode)
                 }
                 result = .failure(.malformedResponse(request: request, error))
             case .success(.errorResponse(let error)):
                 // An Error Response about another request is as misplaced as a wrong opcode.
                 guard error.requestOpcodeInError == request else {
-                    return .violation(request: request, received: opcode)
+                    return .violation(id: inFlight.id, request: request, received: opcode)
                 }
                 result = .failure(.errorResponse(request: request, handle: error.attributeHandleInError, code: error.errorCode))
             case .success(let pdu):
-                guard opcode == request.responseOpcode else { return .violation(request: request, received: opcode) }
+                guard opcode == request.responseOpcode else { return .violation(id: inFlight.id, request: request, received: opcode) }
                 result = .success(pdu)
             }
             inFlight.timer?.cancel()
@@ -91,11 +91,12 @@ extension ATTClient {
         case let .complete(continuation, result, next):
             if let next { transmit(next) }
             continuation?.resume(returning: result)
-        case let .violation(request, received):
+        case let .violation(id, request, received):
             tearDown(
                 .protocolViolation(request: request, received: received),
                 closeBearer: true,
-                inFlightError: .unexpectedResponse(request: request, received: received)
+                inFlightError: .unexpectedResponse(request: request, received: received),
+                onlyIfInFlight: id
             )
         }
     }

@@ -209,7 +209,8 @@ public final class ATTClient: Sendable {
         tearDown(
             .transactionTimedOut(request: request),
             closeBearer: true,
-            inFlightError: .transactionTimedOut(request: request, timeout: transactionTimeout)
+            inFlightError: .transactionTimedOut(request: request, timeout: transactionTimeout),
+            onlyIfInFlight: id
         )
     }
 
@@ -222,10 +223,15 @@ public final class ATTClient: Sendable {
     /// Marks the bearer dead for `reason` (the first reason wins), fails the outstanding
     /// request with `inFlightError` (default: bearer closed) and every waiting one with
     /// ``ATTError/bearerClosed(_:)``, ends subscriber streams, and closes the bearer if asked.
-    func tearDown(_ reason: ATTBearerError, closeBearer: Bool, inFlightError: ATTError? = nil) {
+    /// With `onlyIfInFlight`, does nothing unless that transaction is still the outstanding
+    /// one: its response may have won the race against its timer.
+    func tearDown(
+        _ reason: ATTBearerError, closeBearer: Bool, inFlightError: ATTError? = nil, onlyIfInFlight id: UInt64? = nil
+    ) {
         let casualties: (continuations: [(Completion, ATTError)], finishes: [@Sendable () -> Void])? =
             state.withLock { state in
                 guard state.closedReason == nil else { return nil }
+                if let id, state.inFlight?.id != id { return nil }
                 state.closedReason = reason
                 var continuations: [(Completion, ATTError)] = []
                 if let inFlight = state.inFlight {
