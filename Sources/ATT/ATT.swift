@@ -1,1 +1,0 @@
-// ATT: PDUs, bearer, client (issue 4).

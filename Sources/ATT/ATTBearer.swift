@@ -1,0 +1,69 @@
+import BluetoothCore
+
+/// A channel that carries ATT PDUs to one peer: the LE fixed channel 0x0004 over our own
+/// L2CAP, the kernel's L2CAP ATT socket, or (later) an enhanced bearer. ATT knows nothing
+/// else about the layers below.
+///
+/// Threading: `receive` is called synchronously, one PDU at a time and in arrival order,
+/// on whatever thread the bearer reads on; `closed` is called at most once, after the last
+/// `receive`. A bearer may call `receive` from inside `send` (a loopback), so users must
+/// not hold locks across `send`.
+public protocol ATTBearer: Sendable {
+    /// Starts delivery. Call once.
+    func start(
+        receive: @escaping @Sendable (_ pdu: [UInt8]) -> Void,
+        closed: @escaping @Sendable (ATTBearerError) -> Void
+    )
+
+    /// Sends one PDU (opcode and parameters). Throws when the bearer is gone.
+    func send(_ pdu: [UInt8]) throws(ATTBearerError)
+
+    /// The bearer's ATT_MTU now: 23 on a new LE bearer, then what an exchange agreed or
+    /// what the layer below reports.
+    var mtu: UInt16 { get }
+
+    /// True when the layer below decides the MTU (an enhanced bearer's L2CAP channel, or a
+    /// kernel socket that reports what it negotiated): then no Exchange MTU Request is
+    /// sent and ``mtu`` is taken as it is.
+    var mtuIsNegotiatedBelow: Bool { get }
+
+    /// Records the MTU an Exchange MTU agreed, so later PDUs may be that long.
+    func mtuExchanged(_ mtu: UInt16)
+
+    /// Closes the bearer for `reason`. On the LE fixed channel the layer below drops the
+    /// link: after a transaction timeout no PDU may be sent on it again (Core 5.4 Vol 3
+    /// Part F 3.3.3), and a new bearer needs a new connection.
+    func close(reason: ATTBearerError)
+}
+
+/// Why an ATT bearer can no longer carry PDUs.
+public enum ATTBearerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The link went down; `reason` is the HCI error code of Disconnection Complete
+    /// (Core 5.4 Vol 1 Part F), e.g. 0x13 when the peer ended the connection, 0x08 on a
+    /// supervision timeout.
+    case disconnected(reason: UInt8)
+    /// The layer below failed; the text says how.
+    case failed(String)
+    /// A transaction timed out: the bearer is dead (Core 5.4 Vol 3 Part F 3.3.3).
+    case transactionTimedOut(request: ATTOpcode)
+    /// The peer answered `request` with a PDU that is not its response, so requests and
+    /// responses can no longer be matched.
+    case protocolViolation(request: ATTOpcode, received: ATTOpcode)
+    /// This host closed the bearer.
+    case closedByHost
+
+    public var description: String {
+        switch self {
+        case .disconnected(let reason):
+            "the link was disconnected (HCI reason 0x\(Hex.string([reason])))"
+        case .failed(let text):
+            "the ATT bearer failed: \(text)"
+        case .transactionTimedOut(let request):
+            "the peer did not answer \(request.name) within the ATT transaction timeout, so the bearer is dead: reconnect to talk to it again"
+        case let .protocolViolation(request, received):
+            "the peer answered \(request.name) with \(received.name), which breaks the protocol, so the bearer was closed: reconnect to talk to it again"
+        case .closedByHost:
+            "the ATT bearer was closed by this host"
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import BluetoothCore
+
+// What the client does with each PDU the bearer delivers. Runs on the bearer's thread.
+extension ATTClient {
+    func receive(_ bytes: [UInt8]) {
+        guard let first = bytes.first else {
+            state.withLock { $0.statistics.malformedPDUs += 1 }
+            return
+        }
+        let opcode = ATTOpcode(rawValue: first)
+        let pdu: ATTPDU
+        do {
+            pdu = try ATTPDU(decoding: bytes)
+        } catch {
+            receivedMalformed(opcode, error)
+            return
+        }
+        switch pdu {
+        case .handleValueNotification(let notification):
+            deliver([ATTHandleValue(handle: notification.attributeHandle, value: notification.attributeValue, isIndication: false)])
+        case .multipleHandleValueNotification(let notification):
+            deliver(notification.handleLengthValueTupleList.map {
+                ATTHandleValue(handle: $0.attributeHandle, value: $0.attributeValue, isIndication: false)
+            })
+        case .handleValueIndication(let indication):
+            // Subscribers see the value before the server learns it arrived.
+            deliver([ATTHandleValue(handle: indication.attributeHandle, value: indication.attributeValue, isIndication: true)])
+            confirmIndication()
+        default:
+            if opcode.kind == .response {
+                receivedResponse(opcode, .success(pdu))
+            } else if let serverPDUHandler {
+                serverPDUHandler(pdu)
+            } else {
+                state.withLock { $0.statistics.ignoredPDUs += 1 }
+            }
+        }
+    }
+
+    private func receivedMalformed(_ opcode: ATTOpcode, _ error: DecodeError) {
+        state.withLock { $0.statistics.malformedPDUs += 1 }
+        switch opcode.kind {
+        case .response:
+            receivedResponse(opcode, .failure(error))
+        case .indication:
+            // The server waits for this confirmation; withholding it would only make its
+            // transaction time out and cost the link 30 s later.
+            confirmIndication()
+        default:
+            break
+        }
+    }
+
+    /// Completes the outstanding request with a response (or its decoding failure).
+    private func receivedResponse(_ opcode: ATTOpcode, _ decoded: Result<ATTPDU, DecodeError>) {
+        enum Outcome {
+            case ignore
+            case complete(Completion?, Result<ATTPDU, ATTError>, next: Transaction?)
+            case violation(id: UInt64, request: ATTOpcode, received: ATTOpcode)
+        }
+        let outcome: Outcome = state.withLock { state in
+            guard state.closedReason == nil, let inFlight = state.inFlight else {
+                state.statistics.unsolicitedResponses += 1
+                return .ignore
+            }
+            let request = inFlight.request
+            let result: Result<ATTPDU, ATTError>
+            switch decoded {
+            case .failure(let error):
+                guard opcode == request.responseOpcode || opcode == .errorResponse else {
+                    return .violation(id: inFlight.id, request: request, received: opcode)
+                }
+                result = .failure(.malformedResponse(request: request, error))
+            case .success(.errorResponse(let error)):
+                // An Error Response about another request is as misplaced as a wrong opcode.
+                guard error.requestOpcodeInError == request else {
+                    return .violation(id: inFlight.id, request: request, received: opcode)
+                }
+                result = .failure(.errorResponse(request: request, handle: error.attributeHandleInError, code: error.errorCode))
+            case .success(let pdu):
+                guard opcode == request.responseOpcode else { return .violation(id: inFlight.id, request: request, received: opcode) }
+                result = .success(pdu)
+            }
+            inFlight.timer?.cancel()
+            state.inFlight = nil
+            return .complete(inFlight.continuation, result, next: startNextTransaction(&state))
+        }
+        switch outcome {
+        case .ignore:
+            break
+        case let .complete(continuation, result, next):
+            if let next { transmit(next) }
+            continuation?.resume(returning: result)
+        case let .violation(id, request, received):
+            tearDown(
+                .protocolViolation(request: request, received: received),
+                closeBearer: true,
+                inFlightError: .unexpectedResponse(request: request, received: received),
+                onlyIfInFlight: id
+            )
+        }
+    }
+
+    private func confirmIndication() {
+        guard state.withLock({ $0.closedReason == nil }) else { return }
+        do {
+            try bearer.send(HandleValueConfirmation().encode())
+            state.withLock { $0.statistics.indicationsConfirmed += 1 }
+        } catch {
+            tearDown(error, closeBearer: false)
+        }
+    }
+
+    /// Hands values to the subscribers of their handles, in subscription order.
+    private func deliver(_ values: [ATTHandleValue]) {
+        let targets: [[@Sendable (ATTHandleValue) -> Void]] = state.withLock { state in
+            let ordered = state.subscribers.sorted { $0.key < $1.key }.map(\.value)
+            return values.map { value in
+                ordered.filter { $0.handle == nil || $0.handle == value.handle }.map(\.deliver)
+            }
+        }
+        var delivered = 0
+        for (value, handlers) in zip(values, targets) {
+            for handler in handlers { handler(value) }
+            delivered += handlers.count
+        }
+        let count = delivered
+        state.withLock { $0.statistics.valuesDelivered += count }
+    }
+}

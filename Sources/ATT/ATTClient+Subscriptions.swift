@@ -1,0 +1,90 @@
+import Synchronization
+
+/// A value the server pushed: a notification or an indication (already confirmed, or
+/// about to be, when a subscriber sees it).
+public struct ATTHandleValue: Sendable, Hashable {
+    public var handle: UInt16
+    public var value: [UInt8]
+    public var isIndication: Bool
+
+    public init(handle: UInt16, value: [UInt8], isIndication: Bool) {
+        self.handle = handle
+        self.value = value
+        self.isIndication = isIndication
+    }
+}
+
+extension ATTClient {
+    /// How many values a stream holds for a slow reader before it drops the oldest: a
+    /// peer decides how fast notifications come, so the buffer must not grow without bound.
+    public static let defaultStreamBuffer = 256
+
+    /// The values pushed for `handle` (every handle when nil), as they arrive. The stream
+    /// ends when the bearer closes; when its reader stops, the subscription is removed.
+    public func values(
+        handle: UInt16? = nil,
+        bufferingPolicy: AsyncStream<ATTHandleValue>.Continuation.BufferingPolicy = .bufferingNewest(ATTClient.defaultStreamBuffer)
+    ) -> AsyncStream<ATTHandleValue> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ATTHandleValue.self, bufferingPolicy: bufferingPolicy)
+        let id = register(Subscriber(
+            handle: handle,
+            deliver: { continuation.yield($0) },
+            finish: { continuation.finish() }
+        ))
+        if let id {
+            continuation.onTermination = { [weak self] _ in self?.unregister(id) }
+        } else {
+            continuation.finish()
+        }
+        return stream
+    }
+
+    /// Calls `handler` synchronously, on the bearer's thread, with each value pushed for
+    /// `handle` (every handle when nil), until the subscription is cancelled or released.
+    /// For an indication it runs before the confirmation is sent.
+    public func addValueHandler(
+        handle: UInt16? = nil,
+        _ handler: @escaping @Sendable (ATTHandleValue) -> Void
+    ) -> ATTSubscription {
+        guard let id = register(Subscriber(handle: handle, deliver: handler, finish: nil)) else {
+            return ATTSubscription {}
+        }
+        return ATTSubscription { [weak self] in self?.unregister(id) }
+    }
+
+    /// Live subscriptions (streams and handlers), to check none leak.
+    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    /// Nil when the bearer is already closed: nothing would ever be delivered.
+    private func register(_ subscriber: Subscriber) -> UInt64? {
+        state.withLock { state in
+            guard state.closedReason == nil else { return nil }
+            let id = state.nextID
+            state.nextID += 1
+            state.subscribers[id] = subscriber
+            return id
+        }
+    }
+
+    private func unregister(_ id: UInt64) {
+        _ = state.withLock { $0.subscribers.removeValue(forKey: id) }
+    }
+}
+
+/// A registration that ends when cancelled or released.
+public final class ATTSubscription: Sendable {
+    private let onCancel: Mutex<(@Sendable () -> Void)?>
+
+    init(_ onCancel: @escaping @Sendable () -> Void) {
+        self.onCancel = Mutex(onCancel)
+    }
+
+    public func cancel() {
+        onCancel.withLock { action in
+            defer { action = nil }
+            return action
+        }?()
+    }
+
+    deinit { cancel() }
+}

@@ -1,0 +1,267 @@
+import BluetoothCore
+import Synchronization
+
+/// The ATT client of one bearer (Core 5.4 Vol 3 Part F 3.3).
+///
+/// - One request at a time: later requests wait in a FIFO and go out when the outstanding
+///   one is answered (3.3.2 allows no more than one outstanding request per bearer).
+/// - Every transaction has a deadline (30 s by default, 3.3.3). When it passes, the
+///   request fails with ``ATTError/transactionTimedOut(request:timeout:)``, every other
+///   waiting request fails at once, the bearer is closed so the layer below drops the
+///   link, and every later request fails immediately.
+/// - A response with the wrong opcode is a protocol violation with the same consequences:
+///   once a response is lost or misplaced, requests and responses cannot be matched again.
+/// - Notifications and indications are dispatched by handle to subscribers on the
+///   bearer's thread; an indication is confirmed after its value has been handed out.
+/// - Commands go out at once, without waiting and without a response.
+/// - The client never answers a PDU with an Error Response: requests and commands from the
+///   peer are for a local server and go to `serverPDUHandler`, if any, or are ignored.
+///
+/// All state lives behind one `Mutex`; nothing is called out (continuations, subscribers,
+/// the bearer) while it is held.
+public final class ATTClient: Sendable {
+    public let bearer: any ATTBearer
+    public let transactionTimeout: Duration
+    let serverPDUHandler: (@Sendable (ATTPDU) -> Void)?
+    let state = Mutex(State())
+
+    typealias Completion = CheckedContinuation<Result<ATTPDU, ATTError>, Never>
+
+    struct Transaction: Sendable {
+        let id: UInt64
+        let request: ATTOpcode
+        let bytes: [UInt8]
+        /// Nil once the caller was cancelled: the transaction still holds the bearer.
+        var continuation: Completion?
+        var timer: Task<Void, Never>?
+    }
+
+    struct Subscriber: Sendable {
+        let handle: UInt16?
+        let deliver: @Sendable (ATTHandleValue) -> Void
+        let finish: (@Sendable () -> Void)?
+    }
+
+    struct State: Sendable {
+        var nextID: UInt64 = 1
+        var inFlight: Transaction?
+        var waiting: [Transaction] = []
+        var closedReason: ATTBearerError?
+        var subscribers: [UInt64: Subscriber] = [:]
+        var mtuExchangeStarted = false
+        var statistics = Statistics()
+        /// Test hook: told how many requests wait behind the outstanding one.
+        var queueObserver: (@Sendable (Int) -> Void)?
+    }
+
+    /// What the client dropped or did not expect; a healthy peer shows zeros except the
+    /// counts of delivered values and confirmations.
+    public struct Statistics: Sendable, Equatable {
+        public var malformedPDUs = 0
+        /// Responses that arrived while no request was outstanding.
+        public var unsolicitedResponses = 0
+        /// Requests, commands and unknown PDUs from the peer with no server to take them.
+        public var ignoredPDUs = 0
+        public var valuesDelivered = 0
+        public var indicationsConfirmed = 0
+    }
+
+    /// Starts a client on `bearer`, which it starts.
+    ///
+    /// - Parameters:
+    ///   - transactionTimeout: how long a request may wait for its response (30 s per the
+    ///     specification; shorter in tests).
+    ///   - serverPDUHandler: receives, on the bearer's thread, the peer's requests,
+    ///     commands, confirmations and unknown PDUs, for a local ATT server sharing the bearer.
+    public init(
+        bearer: any ATTBearer,
+        transactionTimeout: Duration = ATTConstants.transactionTimeout,
+        serverPDUHandler: (@Sendable (ATTPDU) -> Void)? = nil
+    ) {
+        self.bearer = bearer
+        self.transactionTimeout = transactionTimeout
+        self.serverPDUHandler = serverPDUHandler
+        bearer.start(
+            receive: { [weak self] pdu in self?.receive(pdu) },
+            closed: { [weak self] reason in self?.bearerClosed(reason) }
+        )
+    }
+
+    /// The bearer's current ATT_MTU.
+    public var mtu: UInt16 { bearer.mtu }
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+    /// Why the bearer is unusable, or nil while it works.
+    public var closedReason: ATTBearerError? { state.withLock { $0.closedReason } }
+    /// Requests sent or waiting to be sent.
+    public var pendingRequestCount: Int { state.withLock { ($0.inFlight == nil ? 0 : 1) + $0.waiting.count } }
+
+    /// Closes the bearer; pending requests fail with ``ATTBearerError/closedByHost``.
+    public func close() {
+        tearDown(.closedByHost, closeBearer: true)
+    }
+
+    /// Test hook: `observer` learns, after each request joins the queue, how many wait
+    /// behind the outstanding one, so tests can order events without sleeping.
+    func observeQueue(_ observer: @escaping @Sendable (Int) -> Void) {
+        state.withLock { $0.queueObserver = observer }
+    }
+
+    // MARK: Transactions
+
+    /// Sends any request PDU and returns the peer's response to it (never an Error
+    /// Response: that is thrown as ``ATTError/errorResponse(request:handle:code:)``).
+    public func send(request: ATTPDU) async throws(ATTError) -> ATTPDU {
+        let opcode = request.opcode
+        guard opcode.responseOpcode != nil else {
+            throw .invalidRequest("\(opcode) is not a request; send commands with sendCommand(_:)")
+        }
+        let bytes = request.encode()
+        let mtu = bearer.mtu
+        guard bytes.count <= Int(mtu) else { throw .pduExceedsMTU(opcode, length: bytes.count, mtu: mtu) }
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: Completion) in
+                let outcome: (failure: ATTError?, next: Transaction?, observer: (@Sendable (Int) -> Void)?, queued: Int) =
+                    state.withLock { state in
+                        if let reason = state.closedReason { return (.bearerClosed(reason), nil, nil, 0) }
+                        if Task.isCancelled { return (.cancelled(request: opcode), nil, nil, 0) }
+                        state.waiting.append(Transaction(id: id, request: opcode, bytes: bytes, continuation: continuation))
+                        let next = startNextTransaction(&state)
+                        return (nil, next, state.queueObserver, state.waiting.count)
+                    }
+                if let failure = outcome.failure {
+                    continuation.resume(returning: .failure(failure))
+                    return
+                }
+                if let next = outcome.next { transmit(next) }
+                outcome.observer?(outcome.queued)
+            }
+        } onCancel: {
+            cancel(id: id)
+        }
+        return try result.get()
+    }
+
+    /// Sends a request and returns its response's parameters.
+    func transaction<Response: ATTPDUParameters>(
+        _ request: ATTPDU,
+        expecting _: Response.Type
+    ) async throws(ATTError) -> Response {
+        let response = try await send(request: request)
+        // `receive` completes a transaction only with its own response opcode, so this
+        // cannot fail; the check keeps it a typed error rather than a trap if that changes.
+        guard let parameters = response.parameters(as: Response.self) else {
+            throw .unexpectedResponse(request: request.opcode, received: response.opcode)
+        }
+        return parameters
+    }
+
+    /// Moves the next waiting request to the wire when none is outstanding; returns it so
+    /// the caller can send it once the lock is released.
+    func startNextTransaction(_ state: inout State) -> Transaction? {
+        guard state.inFlight == nil, state.closedReason == nil, !state.waiting.isEmpty else { return nil }
+        var transaction = state.waiting.removeFirst()
+        let id = transaction.id
+        let timeout = transactionTimeout
+        transaction.timer = Task { [weak self] in
+            // A deadline, not a poll: cancelled as soon as the response arrives.
+            do { try await Task.sleep(for: timeout) } catch { return }
+            self?.transactionExpired(id: id)
+        }
+        state.inFlight = transaction
+        return transaction
+    }
+
+    func transmit(_ transaction: Transaction) {
+        do {
+            try bearer.send(transaction.bytes)
+        } catch {
+            tearDown(error, closeBearer: false)
+        }
+    }
+
+    private func cancel(id: UInt64) {
+        let cancelled: (Completion, ATTOpcode)? = state.withLock { state in
+            if let index = state.waiting.firstIndex(where: { $0.id == id }) {
+                let transaction = state.waiting.remove(at: index)
+                return transaction.continuation.map { ($0, transaction.request) }
+            }
+            guard let inFlight = state.inFlight, inFlight.id == id else { return nil }
+            // The request is on the wire: its response (or timeout) still has to come
+            // before the next request may go, so only the caller is released.
+            state.inFlight?.continuation = nil
+            return inFlight.continuation.map { ($0, inFlight.request) }
+        }
+        if let (continuation, request) = cancelled {
+            continuation.resume(returning: .failure(.cancelled(request: request)))
+        }
+    }
+
+    private func transactionExpired(id: UInt64) {
+        let request: ATTOpcode? = state.withLock { state in
+            guard state.closedReason == nil, let inFlight = state.inFlight, inFlight.id == id else { return nil }
+            return inFlight.request
+        }
+        guard let request else { return }
+        tearDown(
+            .transactionTimedOut(request: request),
+            closeBearer: true,
+            inFlightError: .transactionTimedOut(request: request, timeout: transactionTimeout),
+            onlyIfInFlight: id
+        )
+    }
+
+    // MARK: Tear-down
+
+    private func bearerClosed(_ reason: ATTBearerError) {
+        tearDown(reason, closeBearer: false)
+    }
+
+    /// Marks the bearer dead for `reason` (the first reason wins), fails the outstanding
+    /// request with `inFlightError` (default: bearer closed) and every waiting one with
+    /// ``ATTError/bearerClosed(_:)``, ends subscriber streams, and closes the bearer if asked.
+    /// With `onlyIfInFlight`, does nothing unless that transaction is still the outstanding
+    /// one: its response may have won the race against its timer.
+    func tearDown(
+        _ reason: ATTBearerError, closeBearer: Bool, inFlightError: ATTError? = nil, onlyIfInFlight id: UInt64? = nil
+    ) {
+        let casualties: (continuations: [(Completion, ATTError)], finishes: [@Sendable () -> Void])? =
+            state.withLock { state in
+                guard state.closedReason == nil else { return nil }
+                if let id, state.inFlight?.id != id { return nil }
+                state.closedReason = reason
+                var continuations: [(Completion, ATTError)] = []
+                if let inFlight = state.inFlight {
+                    inFlight.timer?.cancel()
+                    if let continuation = inFlight.continuation {
+                        continuations.append((continuation, inFlightError ?? .bearerClosed(reason)))
+                    }
+                }
+                state.inFlight = nil
+                for transaction in state.waiting {
+                    if let continuation = transaction.continuation { continuations.append((continuation, .bearerClosed(reason))) }
+                }
+                state.waiting = []
+                let finishes = state.subscribers.values.compactMap(\.finish)
+                state.subscribers = [:]
+                return (continuations, finishes)
+            }
+        guard let casualties else { return }
+        if closeBearer { bearer.close(reason: reason) }
+        for (continuation, error) in casualties.continuations { continuation.resume(returning: .failure(error)) }
+        for finish in casualties.finishes { finish() }
+    }
+}
+
+extension ATTPDU {
+    /// The parameters when this PDU is of type `P`.
+    public func parameters<P: ATTPDUParameters>(as _: P.Type) -> P? {
+        switch body {
+        case .declared(let parameters): parameters as? P
+        case .raw: nil
+        }
+    }
+}

@@ -1,0 +1,58 @@
+@testable import ATT
+import BluetoothCore
+import Synchronization
+
+/// A client on a scripted bearer, with a short transaction timeout so a silent peer is
+/// noticed quickly (the outcome is asserted, never the time taken).
+func makeClient(
+    _ script: [ScriptedBearer.Step], mtu: UInt16 = 23, timeout: Duration = .seconds(5),
+    serverPDUHandler: (@Sendable (ATTPDU) -> Void)? = nil
+) -> (ATTClient, ScriptedBearer) {
+    let bearer = ScriptedBearer(script, mtu: mtu)
+    return (ATTClient(bearer: bearer, transactionTimeout: timeout, serverPDUHandler: serverPDUHandler), bearer)
+}
+
+/// Runs `body` and returns its typed error, or nil when it succeeded.
+func attError<T>(_ body: () async throws(ATTError) -> T) async -> ATTError? {
+    do {
+        _ = try await body()
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// Collects what subscribers are handed, for later inspection.
+final class Collected<Element: Sendable>: Sendable {
+    private let items = Mutex<[Element]>([])
+    func append(_ item: Element) { items.withLock { $0.append(item) } }
+    var all: [Element] { items.withLock { $0 } }
+}
+
+/// Waits for the client's queue to hold `count` requests behind the outstanding one.
+final class QueueWatcher: Sendable {
+    private let state = Mutex<(count: Int, waiters: [(Int, CheckedContinuation<Void, Never>)])>((0, []))
+
+    init(_ client: ATTClient) {
+        client.observeQueue { [self] count in
+            let ready = state.withLock { state in
+                state.count = count
+                let ready = state.waiters.filter { $0.0 <= count }.map(\.1)
+                state.waiters.removeAll { $0.0 <= count }
+                return ready
+            }
+            for waiter in ready { waiter.resume() }
+        }
+    }
+
+    func waitForQueued(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state in
+                if state.count >= count { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+}

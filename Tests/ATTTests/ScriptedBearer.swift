@@ -1,0 +1,181 @@
+@testable import ATT
+import BluetoothCore
+import Dispatch
+import Synchronization
+
+/// A fake ATT bearer that plays the server's side of a scripted conversation, in the
+/// manner of BlueZ's unit/test-gatt.c: each step is a PDU the client must send and the
+/// PDUs the server answers with. Answers arrive on a serial queue, as a real bearer's
+/// reader thread delivers them (never inside `send`).
+///
+/// It also checks the one rule the client must keep on its own: no request goes out while
+/// another is unanswered.
+final class ScriptedBearer: ATTBearer {
+    struct Step: Sendable {
+        let expect: [UInt8]
+        let replies: [[UInt8]]
+        /// When true the replies wait for ``release()``.
+        let held: Bool
+    }
+
+    private let queue = DispatchQueue(label: "scripted-att-bearer")
+    private let state: Mutex<State>
+
+    private struct State {
+        var receive: (@Sendable ([UInt8]) -> Void)?
+        var closed: (@Sendable (ATTBearerError) -> Void)?
+        var script: [Step]
+        var heldReplies: [[UInt8]]?
+        var sent: [[UInt8]] = []
+        var failures: [String] = []
+        var mtu: UInt16
+        var mtuIsNegotiatedBelow: Bool
+        var closedWith: ATTBearerError?
+        var outstandingRequest: ATTOpcode?
+        var sentWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    init(_ script: [Step] = [], mtu: UInt16 = 23, mtuIsNegotiatedBelow: Bool = false) {
+        state = Mutex(State(script: script, mtu: mtu, mtuIsNegotiatedBelow: mtuIsNegotiatedBelow))
+    }
+
+    // MARK: ATTBearer
+
+    func start(receive: @escaping @Sendable ([UInt8]) -> Void, closed: @escaping @Sendable (ATTBearerError) -> Void) {
+        state.withLock {
+            $0.receive = receive
+            $0.closed = closed
+        }
+    }
+
+    func send(_ pdu: [UInt8]) throws(ATTBearerError) {
+        let outcome: (replies: [[UInt8]], waiters: [CheckedContinuation<Void, Never>], error: ATTBearerError?) = state.withLock { state in
+            if let reason = state.closedWith { return ([], [], reason) }
+            state.sent.append(pdu)
+            let opcode = ATTOpcode(rawValue: pdu.first ?? 0)
+            if opcode.kind == .request {
+                if let outstanding = state.outstandingRequest {
+                    state.failures.append("\(opcode.name) sent while \(outstanding.name) was unanswered")
+                }
+                state.outstandingRequest = opcode
+            }
+            var replies: [[UInt8]] = []
+            if state.script.isEmpty {
+                state.failures.append("unscripted PDU \(Hex.string(pdu, separator: " "))")
+            } else if state.script[0].expect != pdu {
+                state.failures.append("expected \(Hex.string(state.script[0].expect, separator: " ")), client sent \(Hex.string(pdu, separator: " "))")
+            } else {
+                let step = state.script.removeFirst()
+                if step.held { state.heldReplies = step.replies } else { replies = step.replies }
+            }
+            let count = state.sent.count
+            let ready = state.sentWaiters.filter { $0.count <= count }.map(\.continuation)
+            state.sentWaiters.removeAll { $0.count <= count }
+            return (replies, ready, nil)
+        }
+        if let error = outcome.error { throw error }
+        for waiter in outcome.waiters { waiter.resume() }
+        if !outcome.replies.isEmpty { inject(outcome.replies) }
+    }
+
+    var mtu: UInt16 { state.withLock { $0.mtu } }
+    var mtuIsNegotiatedBelow: Bool { state.withLock { $0.mtuIsNegotiatedBelow } }
+    func mtuExchanged(_ mtu: UInt16) { state.withLock { $0.mtu = mtu } }
+
+    func close(reason: ATTBearerError) {
+        state.withLock { state in
+            if state.closedWith == nil { state.closedWith = reason }
+        }
+    }
+
+    // MARK: Driving the conversation
+
+    /// Delivers PDUs to the client as if the server had sent them.
+    func inject(_ pdus: [[UInt8]]) {
+        queue.async { [self] in
+            for pdu in pdus {
+                let receive: (@Sendable ([UInt8]) -> Void)? = state.withLock { state in
+                    if ATTOpcode(rawValue: pdu.first ?? 0).kind == .response { state.outstandingRequest = nil }
+                    return state.receive
+                }
+                receive?(pdu)
+            }
+        }
+    }
+
+    func inject(_ hex: String) { inject([Hex.bytes(hex)!]) }
+
+    /// Sends the replies of the held step.
+    func release() {
+        let replies = state.withLock { state in
+            defer { state.heldReplies = nil }
+            return state.heldReplies ?? []
+        }
+        inject(replies)
+    }
+
+    /// The link goes down under the client.
+    func disconnect(_ reason: ATTBearerError) {
+        queue.async { [self] in
+            let closed = state.withLock { state in
+                state.closedWith = state.closedWith ?? reason
+                return state.closed
+            }
+            closed?(reason)
+        }
+    }
+
+    /// Waits until everything injected so far has been delivered.
+    func drain() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async { continuation.resume() }
+        }
+    }
+
+    /// Waits until the client has sent `count` PDUs in all. Tests bound it with
+    /// ``withDeadline(_:_:)``.
+    func waitForSent(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state in
+                if state.sent.count >= count { return true }
+                state.sentWaiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    var sent: [[UInt8]] { state.withLock { $0.sent } }
+    var sentHex: [String] { sent.map { Hex.string($0, separator: " ") } }
+    var failures: [String] { state.withLock { $0.failures } }
+    var closedWith: ATTBearerError? { state.withLock { $0.closedWith } }
+    var scriptFinished: Bool { state.withLock { $0.script.isEmpty } }
+}
+
+/// A conversation step from hex: the client sends `send`, the server answers `replies`.
+func step(_ send: String, _ replies: String..., held: Bool = false) -> ScriptedBearer.Step {
+    ScriptedBearer.Step(expect: Hex.bytes(send)!, replies: replies.map { Hex.bytes($0)! }, held: held)
+}
+
+struct DeadlineExceeded: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "timed out waiting for \(what)" }
+}
+
+/// Runs `body`, failing with ``DeadlineExceeded`` if it takes longer than `seconds`:
+/// every wait in a test has a deadline, so a broken client fails the test instead of
+/// hanging it.
+func withDeadline<T: Sendable>(
+    _ what: String, seconds: Double = 5, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else { throw DeadlineExceeded(what: what) }
+        return value
+    }
+}
