@@ -16,9 +16,11 @@ func hex8(_ value: UInt8) -> String {
 /// (12, 2) -> "1200". The exponent comes from a peer as an Int8, so it is bounded and the
 /// zeros added are at most 128.
 func decimalText(mantissa: Int128, exponent: Int) -> String {
-    let negative = mantissa < 0
     // The magnitude of Int128.min does not fit an Int128, so work in UInt128.
-    let magnitude = mantissa.magnitude
+    decimalText(negative: mantissa < 0, magnitude: mantissa.magnitude, exponent: exponent)
+}
+
+func decimalText(negative: Bool, magnitude: UInt128, exponent: Int) -> String {
     var digits = String(magnitude)
     if exponent >= 0 {
         if magnitude != 0 { digits += String(repeating: "0", count: exponent) }

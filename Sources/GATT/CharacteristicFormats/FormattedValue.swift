@@ -5,8 +5,11 @@ import BluetoothCore
 public struct FormattedValue: Hashable, Sendable, CustomStringConvertible {
     public enum Value: Hashable, Sendable {
         case boolean(Bool)
-        /// Before the exponent is applied.
-        case integer(Int128)
+        /// Unsigned integer formats, before the exponent is applied. (uint128 does not fit
+        /// an Int128, so signed and unsigned are kept apart.)
+        case unsigned(UInt128)
+        /// Signed integer formats, before the exponent is applied.
+        case signed(Int128)
         case float(Double)
         case medicalFloat(MedicalFloat)
         case text(String)
@@ -36,9 +39,9 @@ public struct FormattedValue: Hashable, Sendable, CustomStringConvertible {
             if layout.signed {
                 // Sign-extend from the top significant bit (bit 11 for sint12).
                 let shift = 128 - layout.bits
-                value = .integer(Int128(bitPattern: raw << UInt128(shift)) >> Int128(shift))
+                value = .signed(Int128(bitPattern: raw << UInt128(shift)) >> Int128(shift))
             } else {
-                value = .integer(Int128(raw))
+                value = .unsigned(raw)
             }
             return
         }
@@ -88,7 +91,8 @@ public struct FormattedValue: Hashable, Sendable, CustomStringConvertible {
     public var numberText: String? {
         switch value {
         case .boolean(let flag): flag ? "true" : "false"
-        case .integer(let integer): decimalText(mantissa: integer, exponent: Int(format.exponent))
+        case .unsigned(let integer): decimalText(negative: false, magnitude: integer, exponent: Int(format.exponent))
+        case .signed(let integer): decimalText(mantissa: integer, exponent: Int(format.exponent))
         case .float(let number): "\(number)"
         case .medicalFloat(let number): number.description
         case let .uint16Pair(first, second): "\(first), \(second)"
