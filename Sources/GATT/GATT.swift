@@ -1,1 +1,0 @@
-// GATT: client procedures, names and characteristic formats (issue 4).

@@ -1,0 +1,94 @@
+import BluetoothCore
+import GATT
+import TestSupport
+import Testing
+
+@Suite struct CodecTests {
+    @Test func namesPropertiesLeastSignificantFirst() {
+        #expect(CharacteristicProperties([.read, .notify]).description == "Read, Notify")
+        #expect(CharacteristicProperties(rawValue: 0).description == "None")
+        #expect(CharacteristicProperties(rawValue: 0xFF).names == [
+            "Broadcast", "Read", "Write Without Response", "Write", "Notify", "Indicate",
+            "Authenticated Signed Writes", "Extended Properties",
+        ])
+    }
+
+    @Test func decodesDeclarationWith16BitUUID() throws {
+        // Read | Notify, value handle 0x0003, Heart Rate Measurement.
+        let declaration = try CharacteristicDeclaration(bytes: [0x12, 0x03, 0x00, 0x37, 0x2A])
+        #expect(declaration.properties == [.read, .notify])
+        #expect(declaration.valueHandle == 0x0003)
+        #expect(declaration.uuid == GATTUUID.heartRateMeasurement)
+        #expect(declaration.description == "2A37 (Heart Rate Measurement), value handle 0x0003, properties: Read, Notify")
+    }
+
+    @Test func decodesDeclarationWith128BitUUID() throws {
+        let bytes: [UInt8] = [0x10, 0x21, 0x00] + VendorGATTNames.ancsNotificationSource.littleEndianBytes128
+        let declaration = try CharacteristicDeclaration(bytes: bytes)
+        #expect(declaration.uuid == VendorGATTNames.ancsNotificationSource)
+        #expect(declaration.valueHandle == 0x0021)
+        #expect(declaration.bytes == bytes)
+    }
+
+    @Test func roundTripsDeclarations() throws {
+        var random = SeededRandom(seed: 0x2803)
+        for _ in 0..<2_000 {
+            let uuid: BluetoothUUID = Bool.random(using: &random)
+                ? BluetoothUUID(UInt16.random(in: 0...0xFFFF, using: &random))
+                : BluetoothUUID(high: random.next(), low: random.next())
+            let declaration = CharacteristicDeclaration(
+                properties: CharacteristicProperties(rawValue: UInt8.random(in: 0...255, using: &random)),
+                valueHandle: UInt16.random(in: 1...0xFFFF, using: &random), uuid: uuid)
+            #expect(try CharacteristicDeclaration(bytes: declaration.bytes) == declaration)
+        }
+    }
+
+    @Test func sends32BitUUIDsIn128BitForm() throws {
+        let uuid = BluetoothUUID(UInt32(0x1234_5678))
+        let declaration = CharacteristicDeclaration(properties: .read, valueHandle: 9, uuid: uuid)
+        #expect(declaration.bytes.count == 19)
+        #expect(try CharacteristicDeclaration(bytes: declaration.bytes).uuid == uuid)
+    }
+
+    @Test func rejectsMalformedDeclarations() {
+        for count in [0, 1, 2, 3, 4, 6, 7, 18, 20, 40] {
+            #expect(throws: DecodeError.self, "\(count) bytes") {
+                try CharacteristicDeclaration(bytes: [UInt8](repeating: 1, count: count))
+            }
+        }
+        #expect(throws: DecodeError.lengthMismatch(declared: 5, actual: 4)) {
+            try CharacteristicDeclaration(bytes: [0x02, 0x03, 0x00, 0x37])
+        }
+        #expect(throws: DecodeError.invalidValue(field: "Characteristic Value Handle", value: 0)) {
+            try CharacteristicDeclaration(bytes: [0x02, 0x00, 0x00, 0x37, 0x2A])
+        }
+    }
+
+    @Test func codesClientCharacteristicConfiguration() throws {
+        #expect(try ClientCharacteristicConfiguration(bytes: [0x01, 0x00]) == .notification)
+        #expect(try ClientCharacteristicConfiguration(bytes: [0x02, 0x00]) == .indication)
+        #expect(try ClientCharacteristicConfiguration(bytes: [0x00, 0x00]) == [])
+        #expect(ClientCharacteristicConfiguration.notification.bytes == [0x01, 0x00])
+        #expect(ClientCharacteristicConfiguration([.notification, .indication]).description == "Notifications and indications enabled")
+        #expect(ClientCharacteristicConfiguration([]).description == "Notifications and indications disabled")
+        // Reserved bits survive and are shown.
+        let odd = try ClientCharacteristicConfiguration(bytes: [0x05, 0x80])
+        #expect(odd.rawValue == 0x8005)
+        #expect(odd.description == "Notifications enabled, reserved bits 0x8004")
+        for raw in UInt16.min...UInt16.max {
+            let value = ClientCharacteristicConfiguration(rawValue: raw)
+            #expect(try ClientCharacteristicConfiguration(bytes: value.bytes) == value)
+        }
+        for bytes in [[], [0x01], [0x01, 0x00, 0x00]] as [[UInt8]] {
+            #expect(throws: DecodeError.self) { try ClientCharacteristicConfiguration(bytes: bytes) }
+        }
+    }
+
+    @Test func codesExtendedProperties() throws {
+        let value = try CharacteristicExtendedProperties(bytes: [0x03, 0x00])
+        #expect(value == [.reliableWrite, .writableAuxiliaries])
+        #expect(value.description == "Reliable Write, Writable Auxiliaries")
+        #expect(value.bytes == [0x03, 0x00])
+        #expect(throws: DecodeError.truncated(needed: 2, available: 1)) { try CharacteristicExtendedProperties(bytes: [0x01]) }
+    }
+}
