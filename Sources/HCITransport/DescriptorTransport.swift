@@ -39,7 +39,8 @@ public final class DescriptorTransport: HCITransport {
     }
 
     /// What the reader had to skip to stay aligned (stream framing), or the frames a
-    /// socket returned that did not decode (packet-per-read).
+    /// socket returned that did not decode (packet-per-read). Published after each read's
+    /// bytes are framed, so it may trail the packets of that read by a moment.
     public var statistics: H4Framer.Statistics { counters.withLock { $0 } }
 
     public func start(

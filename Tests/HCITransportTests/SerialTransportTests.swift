@@ -1,3 +1,4 @@
+import BluetoothCore
 import CBluetooth
 import Glibc
 import Testing
@@ -27,6 +28,10 @@ import Testing
         writeAll(master, bytes)
         let expected = [Samples.resetComplete, Samples.advertisingReport, Samples.commandStatus, Samples.acl, Samples.vendorEvent]
         #expect(received.wait(for: expected.count) == expected)
+        // Statistics are published after each read's bytes are framed, which can be just
+        // after the last packet was delivered: wait for them, with a deadline.
+        let deadline = MonotonicClock.nanoseconds() + 5_000_000_000
+        while transport.statistics.skippedBytes < 2, MonotonicClock.nanoseconds() < deadline { usleep(1000) }
         #expect(transport.statistics.skippedBytes == 2)
 
         try transport.send(Samples.reset)
