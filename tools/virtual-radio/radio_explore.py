@@ -15,7 +15,7 @@ import struct
 import time
 
 from bumble import att, gatt
-from bumble.core import PhysicalTransport
+from bumble.core import UUID, PhysicalTransport
 
 from radio_peers import Peer
 
@@ -59,7 +59,7 @@ class Explorer(Peer):
             services = await client.discover_services()
             included = characteristics = descriptors = reads = read_errors = value_bytes = 0
             for service in services:
-                included += await discover_includes(client, service)
+                included += len(await discover_includes(client, service))
                 await client.discover_characteristics([], service)
             for service in services:
                 for characteristic in service.characteristics:
@@ -85,12 +85,13 @@ class Explorer(Peer):
                 await connection.disconnect()
 
 
-async def discover_includes(client, service) -> int:
+async def discover_includes(client, service) -> list[tuple[int, int, int, UUID]]:
     """Find Included Services (Vol 3 Part G 4.5.1). Bumble's client cannot parse
     the declaration of an included 128-bit service (4 bytes, no UUID: the UUID
     is read from the service declaration), so this is done here, with one Read
-    Request per such include as the spec says."""
-    count = 0
+    Request per such include as the spec says. Returns (declaration handle,
+    start, end, UUID) per include."""
+    found = []
     start = service.handle
     while start <= service.end_group_handle:
         response = await client.send_request(att.ATT_Read_By_Type_Request(
@@ -99,9 +100,12 @@ async def discover_includes(client, service) -> int:
         if response.op_code == att.Opcode.ATT_ERROR_RESPONSE or not response.attributes:
             break
         for handle, value in response.attributes:
+            included_start, included_end = struct.unpack_from('<HH', value)
             if len(value) == 4:
-                included_handle = struct.unpack_from('<H', value)[0]
-                await client.send_request(att.ATT_Read_Request(attribute_handle=included_handle))
-            count += 1
+                declaration = await client.send_request(att.ATT_Read_Request(attribute_handle=included_start))
+                uuid = UUID.from_bytes(declaration.attribute_value)
+            else:
+                uuid = UUID.from_bytes(value[4:])
+            found.append((handle, included_start, included_end, uuid))
         start = response.attributes[-1][0] + 1
-    return count
+    return found
