@@ -118,6 +118,18 @@ async def gatt_checks(port: int, check, find_event, control, events) -> None:
           'unpaired read of the encrypted value -> Insufficient Authentication')
     check(await att_error(client.read_value(0x7FFF)) == 0x01, 'read of a missing handle -> Invalid Handle')
 
+    # PDUs Bumble's server would raise on or ignore are answered.
+    answers: asyncio.Queue = asyncio.Queue()
+    receive = client.on_gatt_pdu
+    client.on_gatt_pdu = lambda pdu: answers.put_nowait(bytes(pdu)) if pdu.op_code == 0x01 else receive(pdu)
+    client.send_gatt_pdu(b'\x0a')  # Read Request without its handle
+    check(await asyncio.wait_for(answers.get(), 2) == bytes.fromhex('010a000004'), 'truncated Read Request -> Invalid PDU')
+    client.send_gatt_pdu(b'\x3c\x01\x00')  # an undefined request opcode
+    check(await asyncio.wait_for(answers.get(), 2) == bytes.fromhex('013c000006'), 'unknown request -> Request Not Supported')
+    client.on_gatt_pdu = receive
+    invalid = await event(lambda e: e['event'] == 'att-invalid' and e['opcode'] == 0x0A)
+    check(invalid is not None, 'att-invalid event for the truncated request')
+
     # Notifications and indications triggered by control lines.
     notified: asyncio.Queue = asyncio.Queue()
     await client.subscribe(find(NOTIFY), notified.put_nowait, prefer_notify=True)
@@ -156,6 +168,13 @@ async def gatt_checks(port: int, check, find_event, control, events) -> None:
                                         and x['address'] == CLIENT_ADDRESS) == sent)
     check(counted is not None, f'one att-request event per ATT PDU sent ({sent})')
 
+    # Pairing (Just Works, bonding) makes the encrypted value readable.
+    await connection.pair()
+    check(connection.is_encrypted and await client.read_value(find(ENCRYPTED)) == b'secret',
+          'after pairing the encrypted value reads "secret"')
+    paired = await event(lambda e: e['event'] == 'paired' and e['address'] == CLIENT_ADDRESS)
+    check(paired is not None, f'paired event {paired}')
+
     # disconnect: the peer drops us with 0x13 and advertises again.
     dropped = asyncio.get_running_loop().create_future()
     connection.on('disconnection', lambda reason: dropped.set_result(reason))
@@ -163,6 +182,12 @@ async def gatt_checks(port: int, check, find_event, control, events) -> None:
     check(await asyncio.wait_for(dropped, 2) == 0x13, 'disconnect peripheral -> reason 0x13')
     connection = await device.connect(HRM, timeout=5)
     check(connection is not None, 'reconnect after the disconnection (advertising restarted)')
+    for service in await connection.gatt_client.discover_services():
+        await connection.gatt_client.discover_characteristics([], service)
+    encrypted = connection.gatt_client.get_characteristics_by_uuid(att.UUID(ENCRYPTED))[0]
+    code = await att_error(connection.gatt_client.read_value(encrypted))
+    check(code == 0x0F and connection.is_encrypted is False,
+          f'bonded but not yet encrypted -> Insufficient Encryption ({code})')
     await connection.disconnect()
     await transport.close()
 

@@ -91,8 +91,12 @@ class SecureCharacteristic(gatt.Characteristic):
 def security_error(attribute, connection, requires_encryption) -> int:
     if not requires_encryption or connection is None or connection.encryption:
         return 0
+    # A bond is known by the address the client had when it paired (Bumble may
+    # store the keys under another identity, see testbed.md) or by its keys.
+    address = str(connection.peer_address)
     keystore = connection.device.keystore
-    bonded = isinstance(keystore, MemoryKeyStore) and str(connection.peer_address) in keystore.all_keys
+    bonded = (address in getattr(connection.device, 'paired_addresses', ())
+              or isinstance(keystore, MemoryKeyStore) and address in keystore.all_keys)
     return INSUFFICIENT_ENCRYPTION if bonded else INSUFFICIENT_AUTHENTICATION
 
 
@@ -119,6 +123,17 @@ class GattObserver:
 
         self.server.send_gatt_pdu = send_gatt_pdu
         self.server.on('characteristic_subscription', self.on_subscription)
+        self.device.paired_addresses = set()
+        self.device.on('connection', self.on_connection)
+
+    def on_connection(self, connection) -> None:
+        address = str(connection.peer_address)  # Bumble replaces it with the identity on pairing
+
+        def on_pairing(_keys) -> None:
+            self.device.paired_addresses.add(address)
+            self.log(event='paired', peer=self.peer.name, address=address, identity=str(connection.peer_address))
+
+        connection.on('pairing', on_pairing)
 
     def log(self, **event) -> None:
         self.peer.log(**event)
