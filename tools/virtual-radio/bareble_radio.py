@@ -3,7 +3,7 @@
 exposed to our stack as H4 over loopback TCP and/or a pty, plus scripted peers.
 
     bareble_radio.py [--tcp] [--pty] [--peripheral] [--advertiser] [--scanner]
-                     [--btsnoop DIR] [--lifetime SECONDS]
+                     [--big-peripheral] [--btsnoop DIR] [--lifetime SECONDS]
 
 stdout: first line {"event": "ready", "tcp": PORT, "pty": PATH}, then one JSON
 event per line. stdin: control lines (see README.md); EOF ends the process.
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import inspect
 import json
 import logging
 import os
@@ -24,7 +25,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from radio_air import RadioLink  # noqa: E402
-from radio_peers import Beacon, HeartRatePeripheral, Scanner  # noqa: E402
+from radio_explore import Explorer  # noqa: E402
+from radio_peers import Beacon, BigPeripheral, HeartRatePeripheral, Scanner  # noqa: E402
 from radio_transport import Exposed, PtyEndpoint, TcpServer  # noqa: E402
 
 logger = logging.getLogger('bareble_radio')
@@ -47,6 +49,8 @@ class Radio:
         self.peers = {}
         self.stopping = False
         self.stdin_buffer = b''
+        self.explorer: Explorer | None = None
+        self.tasks: set[asyncio.Task] = set()
 
     # -- exposed controllers ---------------------------------------------------
     def new_tcp_client(self) -> Exposed:
@@ -100,11 +104,25 @@ class Radio:
             handler = getattr(self, 'control_' + words[0].replace('-', '_'), None)
             if handler is None:
                 raise ValueError(f'unknown command {words[0]!r}')
-            handler(*words[1:])
+            result = handler(*words[1:])
         except Exception as error:  # report, never die on a bad control line
             emit(event='error', command=line, message=str(error))
             return
-        emit(event='ack', command=line)
+        if inspect.isawaitable(result):
+            # Runs on; its ack (or error) comes when it is done.
+            task = asyncio.ensure_future(self.finish(line, result))
+            self.tasks.add(task)
+            task.add_done_callback(self.tasks.discard)
+            return
+        emit(event='ack', command=line, **(result or {}))
+
+    async def finish(self, line: str, awaitable) -> None:
+        try:
+            result = await awaitable
+        except Exception as error:
+            emit(event='error', command=line, message=str(error) or type(error).__name__)
+            return
+        emit(event='ack', command=line, **(result or {}))
 
     def control_hardware_error(self, code: str, client: str | None = None) -> None:
         exposed = self.select(client)
@@ -116,10 +134,55 @@ class Radio:
         self.select(client).write_raw(bytes.fromhex(hex_bytes))
 
     def control_rssi(self, peer: str, dbm: str) -> None:
-        if peer not in self.peers:
-            raise ValueError(f'no peer {peer!r}')
-        address = self.peers[peer].address
+        address = self.peer(peer).address
         self.link.rssi_by_address[bytes(address.address_bytes)] = int(dbm)
+
+    def peer(self, name: str):
+        if name not in self.peers:
+            raise ValueError(f'no peer {name!r}')
+        return self.peers[name]
+
+    def gatt_peer(self, name: str):
+        peer = self.peer(name)
+        if not hasattr(peer, 'gatt'):
+            raise ValueError(f'peer {name!r} has no GATT server')
+        return peer
+
+    def control_notify(self, peer: str, uuid: str, hex_value: str):
+        return self.gatt_peer(peer).gatt.notify(uuid, bytes.fromhex(hex_value))
+
+    def control_indicate(self, peer: str, uuid: str, hex_value: str):
+        return self.gatt_peer(peer).gatt.indicate(uuid, bytes.fromhex(hex_value))
+
+    def control_set_value(self, peer: str, uuid: str, hex_value: str) -> None:
+        self.gatt_peer(peer).gatt.set_value(uuid, bytes.fromhex(hex_value))
+
+    def control_add_service(self, peer: str):
+        target = self.gatt_peer(peer)
+        if not hasattr(target, 'new_service'):
+            raise ValueError(f'peer {peer!r} has no service to add')
+        return target.gatt.add_service(target.new_service())
+
+    def control_disconnect(self, peer: str):
+        target = self.peer(peer)
+
+        async def disconnect() -> dict:
+            count = len(target.device.connections)
+            await target.disconnect_all()
+            return dict(connections=count)
+
+        return disconnect()
+
+    def control_bumble_explore(self, peer: str, mtu: str = '247'):
+        target = self.gatt_peer(peer)
+        if self.explorer is None:
+            self.explorer = Explorer(self.link, emit)
+
+        async def explore() -> None:
+            result = await self.explorer.explore(target, int(mtu, 0))
+            emit(event='bumble-explore', peer=peer, **result)
+
+        return explore()
 
     # -- lifetime --------------------------------------------------------------
     def shutdown(self, why: str) -> None:
@@ -146,6 +209,8 @@ class Radio:
             self.peers['advertiser'] = Beacon(self.link, emit)
         if self.options.scanner:
             self.peers['scanner'] = Scanner(self.link, emit)
+        if self.options.big_peripheral:
+            self.peers['big-peripheral'] = BigPeripheral(self.link, emit)
         await asyncio.gather(*(peer.start() for peer in self.peers.values()))
         if self.options.tcp:
             server = TcpServer(self.new_tcp_client, self.tcp_client_closed)
@@ -176,6 +241,8 @@ def main() -> None:
     parser.add_argument('--advertiser', action='store_true', help='add the BareBLE-Beacon advertiser')
     parser.add_argument('--scanner', action='store_true',
                         help='add the BareBLE-Scanner, which logs every advertisement it hears')
+    parser.add_argument('--big-peripheral', action='store_true',
+                        help='add BareBLE-Big, a large GATT database for the discovery benchmark')
     parser.add_argument('--btsnoop', metavar='DIR', help='record each exposed transport here')
     parser.add_argument('--lifetime', type=float, default=600, metavar='SECONDS',
                         help='watchdog: exit after this long (default 600)')

@@ -17,6 +17,7 @@ from bumble.host import Host
 from bumble.transport.common import AsyncPipeSink
 
 from radio_controller import RadioController
+from radio_gatt import GattObserver, SecureCharacteristic, UUID, uuid_text
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +41,35 @@ def ad_structure(ad_type: int, payload: bytes) -> bytes:
 
 def uuid16(value: int) -> gatt.UUID:
     return gatt.UUID.from_16_bits(value)
+
+
+def uuid128(number: int) -> gatt.UUID:
+    """The project's 128-bit UUIDs: B4AEnnnn-7E57-4BA2-B1E0-00000000C0DE."""
+    return UUID(f'B4AE{number:04X}-7E57-4BA2-B1E0-00000000C0DE')
+
+
+READ, WRITE, WRITE_NR = gatt.Characteristic.READ, gatt.Characteristic.WRITE, gatt.Characteristic.WRITE_WITHOUT_RESPONSE
+NOTIFY, INDICATE = gatt.Characteristic.NOTIFY, gatt.Characteristic.INDICATE
+READABLE, WRITEABLE = gatt.Characteristic.READABLE, gatt.Characteristic.WRITEABLE
+USER_DESCRIPTION, PRESENTATION_FORMAT = 0x2901, 0x2904
+
+
+def user_description(text: str) -> gatt.Descriptor:
+    return gatt.Descriptor(uuid16(USER_DESCRIPTION), READABLE, text.encode())
+
+
+def presentation_format(fmt: int, exponent: int, unit: int, namespace: int = 1, description: int = 0) -> gatt.Descriptor:
+    return gatt.Descriptor(uuid16(PRESENTATION_FORMAT), READABLE,
+                           struct.pack('<BbHBH', fmt, exponent, unit, namespace, description))
+
+
+def fix_include_declarations(server) -> None:
+    """Bumble writes the first 2 bytes of a 128-bit UUID into an Include
+    declaration; the spec (Vol 3 Part G 3.2) omits the UUID then (4-byte value:
+    start and end handle), and a client reads the service declaration for it."""
+    for attribute in server.attributes:
+        if isinstance(attribute, gatt.IncludedServiceDeclaration) and len(attribute.service.uuid.uuid_bytes) != 2:
+            attribute.value = struct.pack('<HH', attribute.service.handle, attribute.service.end_group_handle)
 
 
 class Peer:
@@ -80,7 +110,33 @@ class Peer:
             await connection.disconnect()
 
 
-class HeartRatePeripheral(Peer):
+# The HRM's test service (README.md, "GATT database"): 128-bit UUIDs B4AE00nn-...
+TEST_SERVICE = uuid128(0x0001)
+LONG_VALUE = uuid128(0x0002)          # read: 512 bytes, byte i = i mod 256 (long reads)
+READ_WRITE_VALUE = uuid128(0x0003)    # read + write with response; starts as "BareBLE"
+WRITE_NO_RESPONSE_VALUE = uuid128(0x0004)  # write without response only
+NOTIFY_VALUE = uuid128(0x0005)        # read + notify (the `notify` control line)
+INDICATE_VALUE = uuid128(0x0006)      # read + indicate (the `indicate` control line)
+ENCRYPTED_VALUE = uuid128(0x0007)     # read only over an encrypted link
+INCLUDED_SERVICE = uuid128(0x0101)    # primary service, also included by TEST_SERVICE
+INCLUDED_VALUE = uuid128(0x0102)
+TX_POWER_SERVICE, TX_POWER_LEVEL = 0x1804, 0x2A07  # secondary, included by TEST_SERVICE
+ENVIRONMENTAL_SENSING_SERVICE, TEMPERATURE = 0x181A, 0x2A6E  # added by `add-service`
+LONG_VALUE_BYTES = bytes(i % 256 for i in range(512))
+
+
+class GattPeer(Peer):
+    """A connectable peer with a GATT server that logs what clients do."""
+
+    def __init__(self, name: str, local_name: str, address: str, link, log) -> None:
+        super().__init__(name, local_name, address, link, log)
+        self.gatt = GattObserver(self)
+
+    async def after_ready(self) -> None:
+        self.gatt.log_database()
+
+
+class HeartRatePeripheral(GattPeer):
     def __init__(self, link, log) -> None:
         super().__init__('peripheral', 'BareBLE-HRM', PERIPHERAL_ADDRESS, link, log)
         self.heart_rate_measurement = gatt.Characteristic(
@@ -101,12 +157,38 @@ class HeartRatePeripheral(Peer):
             gatt.Characteristic.READABLE,
             b'BareBLE',
         )
+        tx_power = gatt.Service(uuid16(TX_POWER_SERVICE), [
+            gatt.Characteristic(uuid16(TX_POWER_LEVEL), READ, READABLE, bytes([0])),
+        ], primary=False)
+        included = gatt.Service(INCLUDED_SERVICE, [
+            gatt.Characteristic(INCLUDED_VALUE, READ, READABLE, b'included',
+                                [user_description('Included service value')]),
+        ])
+        test_service = gatt.Service(TEST_SERVICE, [
+            gatt.Characteristic(LONG_VALUE, READ, READABLE, LONG_VALUE_BYTES,
+                                [user_description('Long value: 512 bytes, byte i = i mod 256')]),
+            gatt.Characteristic(READ_WRITE_VALUE, READ | WRITE, READABLE | WRITEABLE, b'BareBLE', [
+                user_description('Read/write value'),
+                presentation_format(0x19, 0, 0x2700),  # UTF-8 string, unitless
+            ]),
+            gatt.Characteristic(WRITE_NO_RESPONSE_VALUE, WRITE_NR, WRITEABLE, b''),
+            gatt.Characteristic(NOTIFY_VALUE, READ | NOTIFY, READABLE, bytes([0]),
+                                [user_description('Notified on the notify control line')]),
+            gatt.Characteristic(INDICATE_VALUE, READ | INDICATE, READABLE, bytes([0])),
+            SecureCharacteristic(ENCRYPTED_VALUE, READ, READABLE | gatt.Characteristic.READ_REQUIRES_ENCRYPTION,
+                                 b'secret'),
+        ], included_services=[tx_power, included])
         self.device.add_services([
             gatt.Service(uuid16(HEART_RATE_SERVICE), [self.heart_rate_measurement]),
             gatt.Service(uuid16(BATTERY_SERVICE), [self.battery_level]),
             gatt.Service(uuid16(DEVICE_INFORMATION_SERVICE), [manufacturer]),
+            # Included services first: Bumble would otherwise put them inside the
+            # including service's handle range.
+            tx_power,
+            included,
+            test_service,
         ])
-        self.device.on('characteristic_subscription', self.on_subscription)
+        fix_include_declarations(self.device.gatt_server)
         self.advertising_data = (
             ad_structure(0x01, bytes([0x06]))  # LE General Discoverable, BR/EDR not supported
             + ad_structure(0x09, b'BareBLE-HRM')
@@ -119,9 +201,11 @@ class HeartRatePeripheral(Peer):
             + ad_structure(0x16, struct.pack('<H', BATTERY_SERVICE) + bytes([87]))
         )
 
-    def on_subscription(self, _bearer, characteristic, notify: bool, indicate: bool) -> None:
-        self.log(event='subscription', peer=self.name, uuid=str(characteristic.uuid),
-                 notify=notify, indicate=indicate)
+    def new_service(self) -> gatt.Service:
+        """What `add-service` adds: Environmental Sensing with a Temperature of 21.50 C."""
+        return gatt.Service(uuid16(ENVIRONMENTAL_SENSING_SERVICE), [
+            gatt.Characteristic(uuid16(TEMPERATURE), READ, READABLE, struct.pack('<h', 2150)),
+        ])
 
     async def start(self) -> None:
         await self.device.power_on()
@@ -234,3 +318,64 @@ class Scanner(Peer):
             return
         self.last_heard[address_key] = signature
         self.log(**event)
+
+
+BIG_PERIPHERAL_ADDRESS = 'C4:4B:4D:00:00:04'
+BIG_SERVICE = uuid128(0x1000)  # the big peripheral's first service, advertised
+BIG_SERVICES, BIG_CHARACTERISTICS_PER_SERVICE = 32, 7
+# Characteristic kinds, chosen by (service + characteristic index) mod 7:
+# (properties, permissions, long value)
+BIG_KINDS = [
+    (READ, READABLE, False),
+    (READ | WRITE, READABLE | WRITEABLE, False),
+    (READ | NOTIFY, READABLE, False),
+    (WRITE | WRITE_NR, WRITEABLE, False),
+    (READ | INDICATE, READABLE, False),
+    (READ, READABLE, True),
+    (NOTIFY, gatt.Characteristic.Permissions(0), False),
+]
+
+
+def big_database() -> list[gatt.Service]:
+    """The big peripheral's 32 services of 7 characteristics (224), the same on
+    every run (README.md, "Big peripheral"). Characteristic n = 7 * s + c."""
+    services = []
+    for s in range(BIG_SERVICES):
+        characteristics = []
+        for c in range(BIG_CHARACTERISTICS_PER_SERVICE):
+            n = s * BIG_CHARACTERISTICS_PER_SERVICE + c
+            properties, permissions, long = BIG_KINDS[(s + c) % len(BIG_KINDS)]
+            length = 101 + (n * 37) % 200 if long or n % 11 == 0 else 1 + n % 20
+            value = bytes((n + 7 * i) & 0xFF for i in range(length))
+            descriptors = []
+            if n % 3 == 0:
+                descriptors.append(user_description(f'Big {s}.{c}'))
+            if n % 10 == 4:
+                descriptors.append(presentation_format(0x04, 0, 0x2700))  # uint8, unitless
+            uuid = uuid128(0x2000 + n) if n % 2 else uuid16(0xB000 + n)
+            characteristics.append(gatt.Characteristic(uuid, properties, permissions, value, descriptors))
+        uuid = BIG_SERVICE if s == 0 else uuid128(0x1000 + s) if s % 3 == 0 else uuid16(0xA000 + s)
+        services.append(gatt.Service(uuid, characteristics))
+    return services
+
+
+class BigPeripheral(GattPeer):
+    """A large database for the GATT discovery benchmark."""
+
+    def __init__(self, link, log) -> None:
+        super().__init__('big-peripheral', 'BareBLE-Big', BIG_PERIPHERAL_ADDRESS, link, log)
+        self.device.add_services(big_database())
+        self.advertising_data = (
+            ad_structure(0x01, bytes([0x06]))
+            + ad_structure(0x07, BIG_SERVICE.to_bytes())  # complete list of 128-bit UUIDs
+        )
+        self.scan_response_data = ad_structure(0x09, b'BareBLE-Big')
+
+    async def start(self) -> None:
+        await self.device.power_on()
+        await self.device.start_advertising(
+            advertising_type=AdvertisingType.UNDIRECTED_CONNECTABLE_SCANNABLE,
+            advertising_data=self.advertising_data,
+            scan_response_data=self.scan_response_data,
+            auto_restart=True,
+        )

@@ -5,6 +5,7 @@ Prints one line per check and exits non-zero on the first failure."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import select
@@ -19,6 +20,8 @@ import time
 import tty
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from gatt_smoke import gatt_checks  # noqa: E402  (Bumble, for the GATT checks only)
 HRM = bytes.fromhex('0100004d4bc4')  # C4:4B:4D:00:00:01, LSO first
 BEACON = bytes.fromhex('0200004d4bc4')
 ALL_EVENTS = 0x3FFFFFFFFFFFFFFF
@@ -260,7 +263,7 @@ def main() -> None:
     snoop_dir = tempfile.mkdtemp(prefix='radio-snoop-')
     radio = subprocess.Popen(
         [sys.executable, os.path.join(HERE, 'bareble_radio.py'), '--tcp', '--pty', '--peripheral',
-         '--advertiser', '--scanner', '--btsnoop', snoop_dir],
+         '--advertiser', '--scanner', '--big-peripheral', '--btsnoop', snoop_dir],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
     )
 
@@ -282,11 +285,14 @@ def main() -> None:
             time.sleep(0.01)
         return None
 
-    def control(line: str) -> None:
+    def control(line: str, timeout: float = 10.0) -> dict:
+        mark = len(events)
         radio.stdin.write(line + '\n')
         radio.stdin.flush()
-        event = find_event(lambda e: e['event'] in ('ack', 'error') and e.get('command') == line)
-        check(event is not None and event['event'] == 'ack', f'control {line!r} acknowledged')
+        event = find_event(lambda e: e['event'] in ('ack', 'error') and e.get('command') == line
+                           and events.index(e) >= mark, timeout)
+        check(event is not None and event['event'] == 'ack', f'control {line!r} acknowledged {event}')
+        return event
     check(ready['event'] == 'ready' and 'tcp' in ready and 'pty' in ready, f'ready line {ready}')
 
     one, sock1 = tcp_host(ready['tcp'])
@@ -358,10 +364,19 @@ def main() -> None:
     # Gap 9: ATT over the link from a host that connected with its public address.
     att_mtu_request = struct.pack('<HH', 3, 4) + b'\x02\xf7\x00'
     one.send(struct.pack('<BHH', 2, handle | 0x2000, len(att_mtu_request)) + att_mtu_request)
-    response = one.wait(lambda p: p[0] == 2 and p[9:10] == b'\x03')
-    check(response is not None, 'ATT Exchange MTU answered by the HRM')
-    nocp = one.wait(lambda p: p[:2] == b'\x04\x13')
-    check(nocp is not None, 'Number Of Completed Packets for our ACL packet')
+    # Either may come first (completions are batched every 3 ms).
+    seen = {}
+
+    def response_or_completion(p) -> bool:
+        if p[0] == 2 and p[9:10] == b'\x03':
+            seen['response'] = p
+        elif p[:2] == b'\x04\x13':
+            seen['nocp'] = p
+        return len(seen) == 2
+
+    one.wait(response_or_completion)
+    check('response' in seen, 'ATT Exchange MTU answered by the HRM')
+    check('nocp' in seen, 'Number Of Completed Packets for our ACL packet')
     check(find_event(lambda e: e == {'event': 'connected', 'peer': 'peripheral', 'address': 'F0:0D:00:00:00:01/P', 'handle': e.get('handle')}) is not None,
           'event log: peripheral saw client 1 connect with its public address')
 
@@ -393,6 +408,9 @@ def main() -> None:
     check(one.complete(0x0C01, struct.pack('<Q', ALL_EVENTS)) == b'\x00', 'Set Event Mask after Reset')
     check(not any(p[:2] == b'\x04\x3e' for p in one.collect(0.3)), 'no reports after Reset')
 
+    # GATT: a Bumble client on a third exposed controller (gatt_smoke.py).
+    asyncio.run(gatt_checks(ready['tcp'], check, find_event, control, events))
+
     # Exit on stdin EOF.
     serial.close()
     sock1.close()
@@ -406,7 +424,12 @@ def main() -> None:
     for name in sorted(os.listdir(snoop_dir)):
         path = os.path.join(snoop_dir, name)
         # The truncated LE Set Advertising Parameters above is malformed on purpose.
-        display_filter = '_ws.malformed && !(bthci_cmd.opcode == 0x2006 && bthci_cmd.param_length == 3)'
+        # tshark 4.0 also flags a correct Read By Type Response for an Include of a
+        # 128-bit service (4-byte values, no UUID: Vol 3 Part G 3.2), a dissector bug.
+        # gatt_smoke.py sends a truncated Read Request on purpose.
+        display_filter = ('_ws.malformed && !(bthci_cmd.opcode == 0x2006 && bthci_cmd.param_length == 3)'
+                          ' && !(btatt.opcode == 0x09 && btatt.length == 6)'
+                          ' && !(btatt.opcode == 0x0a && btl2cap.length == 1)')  # truncated on purpose
         out = subprocess.run(['tshark', '-r', path, '-Y', display_filter], capture_output=True, text=True)
         check(out.returncode == 0 and not out.stdout.strip(), f'{name}: no malformed packets')
     print('all checks passed')
