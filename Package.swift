@@ -15,11 +15,15 @@ let package = Package(
         .library(name: "L2CAP", targets: ["L2CAP"]),
         .library(name: "ATT", targets: ["ATT"]),
         .library(name: "GATT", targets: ["GATT"]),
+        .library(name: "SMP", targets: ["SMP"]),
+        .library(name: "Beacon", targets: ["Beacon"]),
         .executable(name: "bareble-central", targets: ["bareble-central"]),
         .executable(name: "bareble-bench", targets: ["bareble-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // P-256 ECDH, the AES block function and AES-CMAC for SMP (CryptoExtras).
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         .target(name: "BluetoothCore", swiftSettings: strict),
@@ -34,6 +38,12 @@ let package = Package(
         .target(name: "L2CAP", dependencies: ["BluetoothCore", "HCI"], swiftSettings: strict),
         .target(name: "ATT", dependencies: ["BluetoothCore", "L2CAP"], swiftSettings: strict),
         .target(name: "GATT", dependencies: ["BluetoothCore", "ATT"], swiftSettings: strict),
+        .target(
+            name: "SMP",
+            dependencies: ["BluetoothCore", "L2CAP", .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
+        .target(name: "Beacon", dependencies: ["BluetoothCore", "HCI"], swiftSettings: strict),
         .executableTarget(
             name: "bareble-central",
             dependencies: ["HCI", "HCITransport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -58,6 +68,8 @@ let package = Package(
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ATTTests", dependencies: ["ATT", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "GATTTests", dependencies: ["GATT", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "SMPTests", dependencies: ["SMP", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["HCI", "HCITransport", "TestSupport"], swiftSettings: strict),
     ]
 )

@@ -1,0 +1,1 @@
+// Beacon: iBeacon, Eddystone, AltBeacon codecs, ranging, regions (issue 7).

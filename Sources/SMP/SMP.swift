@@ -1,0 +1,1 @@
+// SMP: crypto toolbox, pairing, keys (issue 6).
