@@ -102,7 +102,7 @@ import TestSupport
     }
 
     @Test func aCancelTheControllerNeverConfirmsIsReported() async throws {
-        let bench = try await ConnectionBench.start()
+        let bench = try await ConnectionBench.start(cancelTimeout: .milliseconds(100))
         await #expect(throws: ConnectionError.cancelNotConfirmed(ConnectionBench.peer)) {
             try await bench.connector.connect(to: ConnectionBench.peer, timeout: .milliseconds(50))
         }

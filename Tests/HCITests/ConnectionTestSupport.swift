@@ -23,8 +23,9 @@ final class ConnectionBench: Sendable {
     static let peer = DeviceAddress(BluetoothAddress(0xC44B_4D00_0001), type: .random)
     static let otherPeer = DeviceAddress(BluetoothAddress(0xC44B_4D00_0003), type: .random)
 
-    /// `extended`: the chip lists LE Extended Create Connection.
-    static func start(extended: Bool = true, features: LEFeatures? = nil) async throws -> ConnectionBench {
+    /// `extended`: the chip lists LE Extended Create Connection. `cancelTimeout` is long by
+    /// default so that a loaded machine cannot turn a scripted answer into a lost cancel.
+    static func start(extended: Bool = true, features: LEFeatures? = nil, cancelTimeout: Duration = .seconds(10)) async throws -> ConnectionBench {
         var chip = FakeChip()
         chip.supported += [
             LECreateConnection.self, LECreateConnectionCancel.self, LEConnectionUpdate.self,
@@ -32,13 +33,13 @@ final class ConnectionBench: Sendable {
         ]
         if extended { chip.supported.append(LEExtendedCreateConnection.self) }
         if let features { chip.leFeatures = features }
-        let bench = ConnectionBench(chip: chip)
+        let bench = ConnectionBench(chip: chip, cancelTimeout: cancelTimeout)
         try bench.controller.start()
         try await bench.controller.powerOn()
         return bench
     }
 
-    private init(chip: FakeChip) {
+    private init(chip: FakeChip, cancelTimeout: Duration) {
         self.chip = chip
         let book = self.book
         transport = ScriptedTransport { packet in
@@ -65,7 +66,7 @@ final class ConnectionBench: Sendable {
             return answer
         }
         controller = HCIController(transport: transport)
-        connector = Connector(controller: controller, cancelTimeout: .milliseconds(500))
+        connector = Connector(controller: controller, cancelTimeout: cancelTimeout)
     }
 
     /// Replaces (when it returns packets) the answer to `opcode`; the answer should include
