@@ -1,0 +1,122 @@
+import BluetoothCore
+
+// The Connector's side of the controller's events, on the transport's reader thread: new
+// connections are created here, synchronously, so that an event right behind the
+// completion (a Disconnection Complete, a Data Length Change) already finds its connection.
+
+extension Connector {
+    /// LE Connection Complete and LE Enhanced Connection Complete v1/v2, reduced to what a
+    /// connection needs.
+    struct Completion: Sendable {
+        var status: HCIErrorCode
+        var handle: UInt16
+        var role: ConnectionRole
+        var peer: DeviceAddress
+        var timing: ConnectionTiming
+
+        init(_ event: LEConnectionComplete) {
+            status = event.status
+            handle = event.connectionHandle
+            role = event.role
+            peer = DeviceAddress(event.peerAddress, type: event.peerAddressType.addressType ?? .random)
+            timing = ConnectionTiming(connectionInterval: event.connectionInterval, peripheralLatency: event.peripheralLatency, supervisionTimeout: event.supervisionTimeout)
+        }
+
+        init(_ event: LEEnhancedConnectionComplete) {
+            status = event.status
+            handle = event.connectionHandle
+            role = event.role
+            peer = DeviceAddress(event.peerAddress, type: event.peerAddressType.addressType ?? .random)
+            timing = ConnectionTiming(connectionInterval: event.connectionInterval, peripheralLatency: event.peripheralLatency, supervisionTimeout: event.supervisionTimeout)
+        }
+    }
+
+    func handle(_ event: HCIEvent) {
+        switch event {
+        case let .le(.connectionComplete(complete)):
+            completed(Completion(complete))
+        case let .le(.enhancedConnectionComplete(complete)):
+            completed(Completion(complete))
+        case let .disconnectionComplete(disconnection):
+            if disconnection.status == .success {
+                let connection = state.withLock { $0.connections.removeValue(forKey: disconnection.connectionHandle) }
+                connection?.ended(reason: disconnection.reason)
+            } else {
+                connection(handle: disconnection.connectionHandle)?.disconnectFailed(disconnection.status)
+            }
+        case let .le(.connectionUpdateComplete(update)):
+            connection(handle: update.connectionHandle)?.connectionUpdateCompleted(update)
+        case let .le(.readRemoteFeaturesComplete(features)):
+            connection(handle: features.connectionHandle)?.remoteFeaturesRead(features)
+        case let .le(.dataLengthChange(change)):
+            connection(handle: change.connectionHandle)?.dataLengthChanged(change)
+        case let .le(.phyUpdateComplete(update)):
+            connection(handle: update.connectionHandle)?.phyUpdated(update)
+        case let .hardwareError(error):
+            // The driver resets the controller: links and the attempt are gone without
+            // their events.
+            controllerLost(.controller(.hardwareError(code: error.hardwareCode)), reason: .hardwareFailure)
+        default:
+            break
+        }
+    }
+
+    private func completed(_ completion: Completion) {
+        var connection: Connection?
+        if completion.status == .success {
+            connection = Connection(
+                controller: controller, handle: completion.handle, role: completion.role,
+                peer: completion.peer, timing: completion.timing)
+        }
+        enum Route { case attempt, incoming, stray, abandoned }
+        let (route, resumptions, stale, streams): (Route, [EventExpectations<Wait, Event>.Resumption], Connection?, [AsyncStream<Connection>.Continuation]) = state.withLock { state in
+            var stale: Connection?
+            if let connection {
+                // A second completion for a live handle means its end was missed.
+                stale = state.connections.updateValue(connection, forKey: connection.handle)
+            }
+            if completion.role == .peripheral {
+                return (.incoming, [], stale, Array(state.incoming.values))
+            }
+            if state.attempt != nil, state.attempt?.outcome == nil {
+                let outcome: WaitOutcome<Event> = .value(connection.map { .connected($0) } ?? .refused(completion.status))
+                state.attempt?.outcome = outcome
+                return (.attempt, state.expectations.fulfill(.completion, with: outcome), stale, [])
+            }
+            if state.abandonedAttempt {
+                state.abandonedAttempt = false
+                return (.abandoned, [], stale, [])
+            }
+            return (.stray, [], stale, [])
+        }
+        stale?.ended(reason: .unspecifiedError)
+        for resumption in resumptions { resumption.resume() }
+        guard let connection else { return }
+        switch route {
+        case .incoming:
+            for stream in streams { stream.yield(connection) }
+        case .abandoned:
+            // The attempt whose cancel was never confirmed came up after all; nobody wants it.
+            Task { try? await connection.disconnect() }
+        case .attempt, .stray:
+            break
+        }
+    }
+
+    /// The controller was reset or went away: every connection and the attempt end.
+    func controllerLost(_ failure: ConnectionError, reason: HCIErrorCode?) {
+        let (connections, resumptions) = state.withLock { state in
+            let connections = Array(state.connections.values)
+            state.connections = [:]
+            state.abandonedAttempt = false
+            var resumptions: [EventExpectations<Wait, Event>.Resumption] = []
+            if state.attempt != nil, state.attempt?.outcome == nil {
+                state.attempt?.outcome = .failed(failure)
+                resumptions = state.expectations.fulfill(.completion, with: .failed(failure))
+            }
+            return (connections, resumptions)
+        }
+        for connection in connections { connection.ended(reason: reason, failure: reason == nil ? failure : nil) }
+        for resumption in resumptions { resumption.resume() }
+    }
+}
