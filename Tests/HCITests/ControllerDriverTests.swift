@@ -272,8 +272,9 @@ func opcodes(_ packets: [HCIPacket]) -> [HCIOpcode] {
         try await controller.sendACL(onLink)
         try await controller.sendACL(onLink)
         let waiting = Task { try await controller.sendACL(onLink) }
+        try await waitUntil { controller.state.withLock { $0.aclWaiters.count } == 1 }
         let other = Task { try await controller.sendACL(onOther) }
-        await transport.drain()
+        try await waitUntil { controller.state.withLock { $0.aclWaiters.count } == 2 }
         let disconnection = HCIEvent.disconnectionComplete(HCIEvent.DisconnectionComplete(status: .success, connectionHandle: 0x40, reason: .connectionTimeout))
         transport.inject([HCIPacket(.event, disconnection.encode())])
         await #expect(throws: HCIError.disconnected(connectionHandle: 0x40, reason: .connectionTimeout)) { try await waiting.value }
@@ -352,8 +353,9 @@ extension HCIPacket {
     }
 }
 
-/// Waits for a condition that the code under test makes true from another thread.
-func waitUntil(_ condition: @Sendable () -> Bool, timeout: Duration = .seconds(5)) async throws {
+/// Waits for a condition that the code under test makes true from another thread. The
+/// deadline only catches hangs: generous, because the full suite loads both cores.
+func waitUntil(_ condition: @Sendable () -> Bool, timeout: Duration = .seconds(20)) async throws {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
     while !condition() {
