@@ -102,7 +102,7 @@ struct Advertise: AsyncParsableCommand {
         print(Self.summary(set, data: data, scanResponse: scanResponse, duration: duration))
         fflush(nil)
 
-        await Self.waitForInterruptOrDuration(duration)
+        await StopRequest.wait(upTo: duration)
         do {
             try await set.stop()
         } catch {
@@ -129,29 +129,6 @@ struct Advertise: AsyncParsableCommand {
     static func milliseconds(_ duration: Duration) -> String {
         let microseconds = duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
         return microseconds % 1000 == 0 ? String(microseconds / 1000) : String(Double(microseconds) / 1000)
-    }
-
-    /// Returns on SIGINT or SIGTERM (taken over from the default handlers, so that the
-    /// advertising is stopped on the controller before exit) or after `duration` seconds.
-    static func waitForInterruptOrDuration(_ duration: Double?) async {
-        let (stream, continuation) = AsyncStream<Void>.makeStream()
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { continuation.yield() }
-            source.resume()
-            sources.append(source)
-        }
-        let timer = duration.map { seconds in
-            Task {
-                try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
-                continuation.yield()
-            }
-        }
-        for await _ in stream { break }
-        timer?.cancel()
-        for source in sources { source.cancel() }
     }
 
     /// --raw as given, else the data the other options describe (flags first: LE General

@@ -80,7 +80,7 @@ struct Connect: AsyncParsableCommand {
             }
         }
         writeOut(json ? Self.json(connection, remote).text + "\n" : Self.text(connection, remote) + "\n")
-        if hold > 0 { await Advertise.waitForInterruptOrDuration(hold) }
+        if hold > 0 { await StopRequest.wait(upTo: hold) }
         do {
             try await connection.disconnect()
         } catch {

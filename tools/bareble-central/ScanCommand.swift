@@ -109,12 +109,10 @@ struct Scan: AsyncParsableCommand {
         }
 
         let (events, continuation) = AsyncStream.makeStream(of: ScanEvent.self, bufferingPolicy: .bufferingNewest(8192))
-        // SIGINT ends the loop below instead of the process, so cleanup runs.
-        signal(SIGINT, SIG_IGN)
-        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        interrupt.setEventHandler { continuation.finish() }
-        interrupt.resume()
-        defer { interrupt.cancel() }
+        // Ctrl-C, SIGTERM or --duration end the loop below instead of the process, so
+        // scanning is stopped on the controller before exit.
+        let stop = StopRequest(after: duration) { continuation.finish() }
+        defer { stop.cancel() }
 
         let scanner = Scanner(controller: controller)
         let session: ScanSession
@@ -125,12 +123,6 @@ struct Scan: AsyncParsableCommand {
         }
         let watchers = Task {
             await withTaskGroup(of: Void.self) { group in
-                if let duration {
-                    group.addTask {
-                        try? await Task.sleep(for: .milliseconds(Int(duration * 1000)))
-                        continuation.finish()
-                    }
-                }
                 group.addTask {
                     for await status in controller.statusUpdates() {
                         if case .closed = status { continuation.finish() }
