@@ -1,4 +1,4 @@
-@testable import SMP
+import SMP
 import Testing
 
 @Suite struct AESTests {

@@ -1,5 +1,5 @@
 import BluetoothCore
-@testable import SMP
+import SMP
 
 /// Sample data of Core Vol 3 Part H Appendix D and RFC 4493, copied from
 /// ../shared/notes/vectors.md and written most significant octet first as printed there.
