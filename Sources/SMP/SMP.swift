@@ -1,1 +1,0 @@
-// SMP: crypto toolbox, pairing, keys (issue 6).
