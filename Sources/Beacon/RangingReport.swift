@@ -34,6 +34,11 @@ public struct RangedBeacon: Sendable, Hashable, CustomStringConvertible {
 public struct ClosestBeaconChange: Sendable, Hashable {
     public var previous: BeaconIdentity?
     public var current: BeaconIdentity?
+
+    public init(previous: BeaconIdentity?, current: BeaconIdentity?) {
+        self.previous = previous
+        self.current = current
+    }
 }
 
 /// What one ranging tick produced (Core Location's didRangeBeacons).
