@@ -1,1 +1,0 @@
-// Beacon: iBeacon, Eddystone, AltBeacon codecs, ranging, regions (issue 7).
