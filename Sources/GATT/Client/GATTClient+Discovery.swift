@@ -104,7 +104,9 @@ extension GATTClient {
                 characteristics.append(.init(
                     handle: entry.attributeHandle, properties: declaration.properties, valueHandle: declaration.valueHandle,
                     uuid: declaration.uuid, endHandle: range.upperBound))
-                last = max(last, entry.attributeHandle)
+                // The value follows its declaration, so the next declaration cannot lie
+                // before it: asking from there saves a request when the value ends the range.
+                last = max(last, entry.attributeHandle, declaration.valueHandle)
             }
             return last
         }
