@@ -1,5 +1,6 @@
 @testable import ATT
 import BluetoothCore
+import TestSupport
 import Testing
 
 /// The client against scripted servers: each test is a table of (client sends, server

@@ -1,5 +1,6 @@
 @testable import ATT
 import BluetoothCore
+import TestSupport
 import Testing
 
 /// How the client fails: deadlines, protocol violations, a vanishing bearer, cancellation,

@@ -1,5 +1,6 @@
 @testable import ATT
 import BluetoothCore
+import TestSupport
 import Synchronization
 
 /// A client on a scripted bearer, with a short transaction timeout so a silent peer is

@@ -1,4 +1,4 @@
-@testable import ATT
+import ATT
 import BluetoothCore
 import Dispatch
 import Synchronization
@@ -10,12 +10,18 @@ import Synchronization
 ///
 /// It also checks the one rule the client must keep on its own: no request goes out while
 /// another is unanswered.
-final class ScriptedBearer: ATTBearer {
-    struct Step: Sendable {
-        let expect: [UInt8]
-        let replies: [[UInt8]]
+public final class ScriptedBearer: ATTBearer {
+    public struct Step: Sendable {
+        public let expect: [UInt8]
+        public let replies: [[UInt8]]
         /// When true the replies wait for ``release()``.
-        let held: Bool
+        public let held: Bool
+
+        public init(expect: [UInt8], replies: [[UInt8]], held: Bool) {
+            self.expect = expect
+            self.replies = replies
+            self.held = held
+        }
     }
 
     private let queue = DispatchQueue(label: "scripted-att-bearer")
@@ -26,29 +32,29 @@ final class ScriptedBearer: ATTBearer {
         var closed: (@Sendable (ATTBearerError) -> Void)?
         var script: [Step]
         var heldReplies: [[UInt8]]?
-        var sent: [[UInt8]] = []
-        var failures: [String] = []
+        public var sent: [[UInt8]] = []
+        public var failures: [String] = []
         var mtu: UInt16
         var mtuIsNegotiatedBelow: Bool
-        var closedWith: ATTBearerError?
+        public var closedWith: ATTBearerError?
         var outstandingRequest: ATTOpcode?
         var sentWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
-    init(_ script: [Step] = [], mtu: UInt16 = 23, mtuIsNegotiatedBelow: Bool = false) {
+    public init(_ script: [Step] = [], mtu: UInt16 = 23, mtuIsNegotiatedBelow: Bool = false) {
         state = Mutex(State(script: script, mtu: mtu, mtuIsNegotiatedBelow: mtuIsNegotiatedBelow))
     }
 
     // MARK: ATTBearer
 
-    func start(receive: @escaping @Sendable ([UInt8]) -> Void, closed: @escaping @Sendable (ATTBearerError) -> Void) {
+    public func start(receive: @escaping @Sendable ([UInt8]) -> Void, closed: @escaping @Sendable (ATTBearerError) -> Void) {
         state.withLock {
             $0.receive = receive
             $0.closed = closed
         }
     }
 
-    func send(_ pdu: [UInt8]) throws(ATTBearerError) {
+    public func send(_ pdu: [UInt8]) throws(ATTBearerError) {
         let outcome: (replies: [[UInt8]], waiters: [CheckedContinuation<Void, Never>], error: ATTBearerError?) = state.withLock { state in
             if let reason = state.closedWith { return ([], [], reason) }
             state.sent.append(pdu)
@@ -78,11 +84,11 @@ final class ScriptedBearer: ATTBearer {
         if !outcome.replies.isEmpty { inject(outcome.replies) }
     }
 
-    var mtu: UInt16 { state.withLock { $0.mtu } }
-    var mtuIsNegotiatedBelow: Bool { state.withLock { $0.mtuIsNegotiatedBelow } }
-    func mtuExchanged(_ mtu: UInt16) { state.withLock { $0.mtu = mtu } }
+    public var mtu: UInt16 { state.withLock { $0.mtu } }
+    public var mtuIsNegotiatedBelow: Bool { state.withLock { $0.mtuIsNegotiatedBelow } }
+    public func mtuExchanged(_ mtu: UInt16) { state.withLock { $0.mtu = mtu } }
 
-    func close(reason: ATTBearerError) {
+    public func close(reason: ATTBearerError) {
         state.withLock { state in
             if state.closedWith == nil { state.closedWith = reason }
         }
@@ -91,7 +97,7 @@ final class ScriptedBearer: ATTBearer {
     // MARK: Driving the conversation
 
     /// Delivers PDUs to the client as if the server had sent them.
-    func inject(_ pdus: [[UInt8]]) {
+    public func inject(_ pdus: [[UInt8]]) {
         queue.async { [self] in
             for pdu in pdus {
                 let receive: (@Sendable ([UInt8]) -> Void)? = state.withLock { state in
@@ -103,10 +109,10 @@ final class ScriptedBearer: ATTBearer {
         }
     }
 
-    func inject(_ hex: String) { inject([Hex.bytes(hex)!]) }
+    public func inject(_ hex: String) { inject([Hex.bytes(hex)!]) }
 
     /// Sends the replies of the held step.
-    func release() {
+    public func release() {
         let replies = state.withLock { state in
             defer { state.heldReplies = nil }
             return state.heldReplies ?? []
@@ -115,7 +121,7 @@ final class ScriptedBearer: ATTBearer {
     }
 
     /// The link goes down under the client.
-    func disconnect(_ reason: ATTBearerError) {
+    public func disconnect(_ reason: ATTBearerError) {
         queue.async { [self] in
             let closed = state.withLock { state in
                 state.closedWith = state.closedWith ?? reason
@@ -126,7 +132,7 @@ final class ScriptedBearer: ATTBearer {
     }
 
     /// Waits until everything injected so far has been delivered.
-    func drain() async {
+    public func drain() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.async { continuation.resume() }
         }
@@ -134,7 +140,7 @@ final class ScriptedBearer: ATTBearer {
 
     /// Waits until the client has sent `count` PDUs in all. Tests bound it with
     /// ``withDeadline(_:_:)``.
-    func waitForSent(_ count: Int) async {
+    public func waitForSent(_ count: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state in
                 if state.sent.count >= count { return true }
@@ -145,27 +151,27 @@ final class ScriptedBearer: ATTBearer {
         }
     }
 
-    var sent: [[UInt8]] { state.withLock { $0.sent } }
-    var sentHex: [String] { sent.map { Hex.string($0, separator: " ") } }
-    var failures: [String] { state.withLock { $0.failures } }
-    var closedWith: ATTBearerError? { state.withLock { $0.closedWith } }
-    var scriptFinished: Bool { state.withLock { $0.script.isEmpty } }
+    public var sent: [[UInt8]] { state.withLock { $0.sent } }
+    public var sentHex: [String] { sent.map { Hex.string($0, separator: " ") } }
+    public var failures: [String] { state.withLock { $0.failures } }
+    public var closedWith: ATTBearerError? { state.withLock { $0.closedWith } }
+    public var scriptFinished: Bool { state.withLock { $0.script.isEmpty } }
 }
 
 /// A conversation step from hex: the client sends `send`, the server answers `replies`.
-func step(_ send: String, _ replies: String..., held: Bool = false) -> ScriptedBearer.Step {
+public func step(_ send: String, _ replies: String..., held: Bool = false) -> ScriptedBearer.Step {
     ScriptedBearer.Step(expect: Hex.bytes(send)!, replies: replies.map { Hex.bytes($0)! }, held: held)
 }
 
-struct DeadlineExceeded: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "timed out waiting for \(what)" }
+public struct DeadlineExceeded: Error, CustomStringConvertible {
+    public let what: String
+    public var description: String { "timed out waiting for \(what)" }
 }
 
 /// Runs `body`, failing with ``DeadlineExceeded`` if it takes longer than `seconds`:
 /// every wait in a test has a deadline, so a broken client fails the test instead of
 /// hanging it.
-func withDeadline<T: Sendable>(
+public func withDeadline<T: Sendable>(
     _ what: String, seconds: Double = 5, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in

@@ -1,0 +1,116 @@
+import BluetoothCore
+import HCI
+import L2CAP
+import Synchronization
+
+/// The ATT bearer of one LE connection: the fixed channel 0x0004 through BareBLE's own
+/// L2CAP (Core 5.4 Vol 3 Part F 3.2.11, Part A 2.1).
+///
+/// - The link's end reaches the client as ``ATTBearerError/disconnected(reason:)`` with the
+///   HCI reason, so every pending request fails at once with it.
+/// - After an Exchange MTU, L2CAP's receive maximum for ATT on this connection becomes the
+///   agreed MTU: a longer PDU is a peer's error and is dropped before it is buffered.
+/// - Closing a dead bearer (transaction timeout, protocol violation) asks for the link to
+///   be dropped through `disconnect`, because on the fixed channel no further PDU may be
+///   sent (Vol 3 Part F 3.3.3) and only a new connection brings a new bearer. The hook is
+///   a closure so the connection layer (HCI's `Connection.disconnect(reason:)`) plugs in
+///   without ATT depending on it.
+public final class L2CAPBearer: ATTBearer {
+    /// Drops the link with the given reason.
+    public typealias DisconnectHook = @Sendable (HCIErrorCode) async -> Void
+
+    public let manager: ChannelManager
+    public let connectionHandle: UInt16
+    private let disconnect: DisconnectHook?
+    private let state = Mutex(State())
+
+    private struct State {
+        var mtu = ATTConstants.minimumLEMTU
+        var closed: (@Sendable (ATTBearerError) -> Void)?
+        var closedReason: ATTBearerError?
+        var started = false
+    }
+
+    /// - Parameter disconnect: called once when the host closes the bearer because it is
+    ///   dead; nil leaves the link to the caller.
+    public init(manager: ChannelManager, connection handle: UInt16, disconnect: DisconnectHook? = nil) {
+        self.manager = manager
+        self.connectionHandle = handle
+        self.disconnect = disconnect
+    }
+
+    public func start(
+        receive: @escaping @Sendable ([UInt8]) -> Void,
+        closed: @escaping @Sendable (ATTBearerError) -> Void
+    ) {
+        let first = state.withLock { state in
+            defer { state.started = true }
+            state.closed = closed
+            return !state.started
+        }
+        guard first else { return }
+        do {
+            try manager.setHandler({ [weak self] event in
+                switch event {
+                case .received(let pdu):
+                    receive(pdu)
+                case .disconnected(let reason):
+                    self?.ended(.disconnected(reason: reason.rawValue))
+                }
+            }, channel: .attributeProtocol, connection: connectionHandle)
+        } catch {
+            // The link ended before the bearer started: the client learns it at once.
+            ended(.failed("\(error)"))
+        }
+    }
+
+    public func send(_ pdu: [UInt8]) throws(ATTBearerError) {
+        if let reason = state.withLock({ $0.closedReason }) { throw reason }
+        manager.submit(pdu, cid: .attributeProtocol, connection: connectionHandle) { [weak self] result in
+            guard case .failure(let error) = result else { return }
+            switch error {
+            case .disconnected(let reason): self?.ended(.disconnected(reason: reason.rawValue))
+            default: self?.ended(.failed("\(error)"))
+            }
+        }
+    }
+
+    public var mtu: UInt16 { state.withLock { $0.mtu } }
+    public var mtuIsNegotiatedBelow: Bool { false }
+
+    public func mtuExchanged(_ mtu: UInt16) {
+        state.withLock { $0.mtu = mtu }
+        // Fails only when the link is already gone, which the client learns separately.
+        try? manager.setMaximumReceivePayload(Int(mtu), channel: .attributeProtocol, connection: connectionHandle)
+    }
+
+    public func close(reason: ATTBearerError) {
+        let first = state.withLock { state in
+            guard state.closedReason == nil else { return false }
+            state.closedReason = reason
+            state.closed = nil
+            return true
+        }
+        guard first else { return }
+        try? manager.setHandler(nil, channel: .attributeProtocol, connection: connectionHandle)
+        switch reason {
+        case .transactionTimedOut, .protocolViolation:
+            // Remote User Terminated Connection is the reason a host gives for ending a
+            // link itself (Core 5.4 Vol 4 Part E 7.1.6).
+            if let disconnect { Task { await disconnect(.remoteUserTerminatedConnection) } }
+        case .disconnected, .failed, .closedByHost:
+            break
+        }
+    }
+
+    /// The layer below ended the bearer: tell the client once.
+    private func ended(_ reason: ATTBearerError) {
+        let closed: (@Sendable (ATTBearerError) -> Void)? = state.withLock { state in
+            guard state.closedReason == nil else { return nil }
+            state.closedReason = reason
+            defer { state.closed = nil }
+            return state.closed
+        }
+        closed?(reason)
+    }
+}

@@ -1,0 +1,78 @@
+@testable import ATT
+import BluetoothCore
+import HCI
+import L2CAP
+import Synchronization
+import Testing
+import TestSupport
+
+/// The ATT bearer on the LE fixed channel through our own L2CAP and a scripted controller.
+@Suite struct L2CAPBearerTests {
+    @Test func aRequestLeavesAsOneACLPacketOnChannel4AndAFragmentedResponseReassembles() async throws {
+        let harness = try await BearerHarness.make()
+        let client = ATTClient(bearer: L2CAPBearer(manager: harness.manager, connection: BearerHarness.handle))
+        let value = Array(UInt8(1)...UInt8(22))
+        let read = Task { try await client.read(0x0003).attributeValue }
+        let request = try await harness.chip.nextACL()
+        #expect(request.connectionHandle == 0x0040)
+        #expect(request.packetBoundary == .firstNonFlushable)
+        // B-frame: length 3, CID 0x0004, Read Request for handle 0x0003.
+        #expect(Hex.string(request.data, separator: " ") == "03 00 04 00 0A 03 00")
+        // Read Response (23 bytes) in a 27-byte B-frame, split 10 + 17 by the peer.
+        let frame = BasicFrame(channelID: .attributeProtocol, payload: [0x0B] + value).encode()
+        await harness.inject([
+            ACLDataPacket(connectionHandle: 0x0040, packetBoundary: .firstFlushable, data: Array(frame[..<10])),
+            ACLDataPacket(connectionHandle: 0x0040, packetBoundary: .continuing, data: Array(frame[10...])),
+        ])
+        #expect(try await read.value == value)
+    }
+
+    @Test func aDisconnectionFailsEveryPendingRequestWithTheHCIReason() async throws {
+        let harness = try await BearerHarness.make()
+        let client = ATTClient(bearer: L2CAPBearer(manager: harness.manager, connection: BearerHarness.handle))
+        let first = Task { await attError { () async throws(ATTError) in try await client.read(0x0003) } }
+        _ = try await harness.chip.nextACL()
+        let second = Task { await attError { () async throws(ATTError) in try await client.read(0x0005) } }
+        let queued = QueueWatcher(client)
+        try await withDeadline("the second request to queue") { await queued.waitForQueued(1) }
+        await harness.disconnect(reason: .connectionTimeout)
+        let reason = ATTBearerError.disconnected(reason: HCIErrorCode.connectionTimeout.rawValue)
+        #expect(await first.value == .bearerClosed(reason))
+        #expect(await second.value == .bearerClosed(reason))
+        #expect(client.closedReason == reason)
+    }
+
+    @Test func anMTUExchangeBecomesL2CAPsReceiveMaximumForATT() async throws {
+        let harness = try await BearerHarness.make()
+        let client = ATTClient(bearer: L2CAPBearer(manager: harness.manager, connection: BearerHarness.handle))
+        let exchange = Task { try await client.exchangeMTU(clientRxMTU: 100) }
+        let request = try await harness.chip.nextACL()
+        #expect(Hex.string(request.data, separator: " ") == "03 00 04 00 02 64 00")
+        await harness.inject([ACLDataPacket(connectionHandle: 0x0040, packetBoundary: .firstFlushable,
+                                            data: BasicFrame(channelID: .attributeProtocol, payload: [0x03, 0x40, 0x00]).encode())])
+        #expect(try await exchange.value == 64)
+        // A 65-byte PDU now exceeds what ATT accepts and is dropped by L2CAP unbuffered.
+        let before = harness.manager.statistics.totalDrops
+        let oversized = BasicFrame(channelID: .attributeProtocol, payload: [0x1B, 0x03, 0x00] + [UInt8](repeating: 7, count: 62)).encode()
+        await harness.inject([ACLDataPacket(connectionHandle: 0x0040, packetBoundary: .firstFlushable, data: oversized)])
+        #expect(harness.manager.statistics.totalDrops == before + 1)
+        #expect(client.statistics.valuesDelivered == 0)
+    }
+
+    @Test func aDeadBearerAsksForTheLinkToBeDropped() async throws {
+        let harness = try await BearerHarness.make()
+        let asked = AsyncStream.makeStream(of: HCIErrorCode.self)
+        let bearer = L2CAPBearer(manager: harness.manager, connection: BearerHarness.handle) { reason in
+            asked.continuation.yield(reason)
+        }
+        let client = ATTClient(bearer: bearer, transactionTimeout: .milliseconds(50))
+        let error = await attError { () async throws(ATTError) in try await client.read(0x0003) }
+        #expect(error == .transactionTimedOut(request: .readRequest, timeout: .milliseconds(50)))
+        let reason = try await withDeadline("the disconnect hook") {
+            var iterator = asked.stream.makeAsyncIterator()
+            return await iterator.next()
+        }
+        #expect(reason == .remoteUserTerminatedConnection)
+        #expect(throws: ATTBearerError.self) { try bearer.send([0x0A, 0x03, 0x00]) }
+    }
+}

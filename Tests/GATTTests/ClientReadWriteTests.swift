@@ -1,0 +1,144 @@
+import ATT
+import BluetoothCore
+import GATT
+import Testing
+import TestSupport
+
+/// Read and write procedures (Core 5.4 Vol 3 Part G 4.8, 4.9) and their failures.
+@Suite struct ClientReadWriteTests {
+    @Test func readCharacteristicValue() async throws {
+        let (client, bearer) = makeGATT([step("0A 03 00", "0B 48 52")])
+        #expect(try await client.readValue(0x0003) == [0x48, 0x52])
+        #expect(bearer.scriptFinished && bearer.failures.isEmpty)
+    }
+
+    @Test(arguments: [
+        // The value ends exactly at a multiple of ATT_MTU - 1: the server says so...
+        "01 0C 03 00 07",  // ...with Invalid Offset,
+        "01 0C 03 00 0B",  // ...with Attribute Not Long,
+        "0D",  // ...or with an empty Read Blob Response.
+    ])
+    func readLongCharacteristicValuesEndingAtAMultipleOfMTUMinusOne(_ end: String) async throws {
+        let (client, bearer) = makeGATT([
+            step("0A 03 00", "0B \(bytesHex(22))"),
+            step("0C 03 00 16 00", "0D \(bytesHex(22, from: 22))"),
+            step("0C 03 00 2C 00", end),
+        ])
+        #expect(try await client.readValue(0x0003) == Hex.bytes(bytesHex(44))!)
+        #expect(bearer.scriptFinished && bearer.failures.isEmpty)
+    }
+
+    @Test func readLongCharacteristicValuesAcrossSeveralBlobsEndsOnAShortOne() async throws {
+        let (client, bearer) = makeGATT([
+            step("0A 03 00", "0B \(bytesHex(22))"),
+            step("0C 03 00 16 00", "0D \(bytesHex(22, from: 22))"),
+            step("0C 03 00 2C 00", "0D \(bytesHex(22, from: 44))"),
+            step("0C 03 00 42 00", "0D \(bytesHex(5, from: 66))"),
+        ])
+        #expect(try await client.readValue(0x0003) == Hex.bytes(bytesHex(71))!)
+        #expect(bearer.sent.count == 4)
+        #expect(bearer.failures.isEmpty)
+    }
+
+    @Test func aDisconnectInTheMiddleOfALongReadFailsItWithTheReason() async throws {
+        let (client, bearer) = makeGATT([
+            step("0A 03 00", "0B \(bytesHex(22))"),
+            step("0C 03 00 16 00", "0D \(bytesHex(22))", held: true),
+        ])
+        let read = Task { await gattError { () async throws(GATTError) in try await client.readValue(0x0003) } }
+        try await withDeadline("the Read Blob") { await bearer.waitForSent(2) }
+        bearer.disconnect(.disconnected(reason: 0x08))
+        #expect(await read.value == .att(.bearerClosed(.disconnected(reason: 0x08))))
+    }
+
+    @Test func aPeerThatNeverAnswersEndsInTheTransactionTimeout() async throws {
+        let (client, bearer) = makeGATT([step("0A 03 00", "0B 01", held: true)], timeout: .milliseconds(50))
+        let error = await gattError { () async throws(GATTError) in try await client.readValue(0x0003) }
+        #expect(error == .att(.transactionTimedOut(request: .readRequest, timeout: .milliseconds(50))))
+        #expect(bearer.closedWith == .transactionTimedOut(request: .readRequest))
+    }
+
+    @Test func insufficientEncryptionAndAuthenticationSurfaceWithTheirNames() async throws {
+        let (client, _) = makeGATT([
+            step("0A 03 00", "01 0A 03 00 0F"),
+            step("12 03 00 01", "01 12 03 00 05"),
+        ])
+        let read = await gattError { () async throws(GATTError) in try await client.readValue(0x0003) }
+        #expect(read == .att(.errorResponse(request: .readRequest, handle: 0x0003, code: .insufficientEncryption)))
+        #expect(read?.errorCode == .insufficientEncryption)
+        let write = await gattError { () async throws(GATTError) in try await client.writeValue(0x0003, value: [0x01]) }
+        #expect(write?.errorCode == .insufficientAuthentication)
+    }
+
+    @Test func readUsingCharacteristicUUID() async throws {
+        let (client, bearer) = makeGATT([step("08 01 00 FF FF 19 2A", "09 03 03 00 64 07 00 32")])
+        let values = try await client.readUsingCharacteristicUUID(GATTUUID.batteryLevel)
+        #expect(values == [.init(handle: 0x0003, value: [0x64]), .init(handle: 0x0007, value: [0x32])])
+        #expect(bearer.failures.isEmpty)
+    }
+
+    @Test func readMultipleAndReadMultipleVariable() async throws {
+        let (client, bearer) = makeGATT([
+            step("0E 03 00 05 00", "0F 41 42 43"),
+            step("20 03 00 05 00", "21 02 00 41 42 01 00 43"),
+        ])
+        #expect(try await client.readMultiple([0x0003, 0x0005]) == [0x41, 0x42, 0x43])
+        #expect(try await client.readMultipleVariable([0x0003, 0x0005]) == [[0x41, 0x42], [0x43]])
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+    }
+
+    @Test func readMultipleVariableFallsBackToSingleReadsAndRemembers() async throws {
+        let (client, bearer) = makeGATT([
+            step("20 03 00 05 00", "01 20 03 00 06"),
+            step("0A 03 00", "0B 41 42"),
+            step("0A 05 00", "0B 43"),
+            // Known unsupported now: straight to Read.
+            step("0A 03 00", "0B 41 42"),
+            step("0A 05 00", "0B 43"),
+        ])
+        #expect(try await client.readMultipleVariable([0x0003, 0x0005]) == [[0x41, 0x42], [0x43]])
+        #expect(try await client.readMultipleVariable([0x0003, 0x0005]) == [[0x41, 0x42], [0x43]])
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+    }
+
+    @Test func writeCharacteristicValueAndWriteWithoutResponse() async throws {
+        let (client, bearer) = makeGATT([
+            step("12 03 00 01 02", "13"),
+            step("52 05 00 07"),
+        ])
+        try await client.writeValue(0x0003, value: [0x01, 0x02])
+        try await client.writeWithoutResponse(0x0005, value: [0x07])
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+    }
+
+    @Test func writeLongCharacteristicValues() async throws {
+        let (client, bearer) = makeGATT([
+            step("16 03 00 00 00 \(bytesHex(18))", "17 03 00 00 00 \(bytesHex(18))"),
+            step("16 03 00 12 00 \(bytesHex(12, from: 18))", "17 03 00 12 00 \(bytesHex(12, from: 18))"),
+            step("18 01", "19"),
+        ])
+        try await client.writeValue(0x0003, value: Hex.bytes(bytesHex(30))!)
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+    }
+
+    @Test func writeLongWithABadEchoCancelsTheQueueAndFailsTyped() async throws {
+        let (client, bearer) = makeGATT([
+            step("16 03 00 00 00 \(bytesHex(18))", "17 03 00 00 00 \(bytesHex(18))"),
+            step("16 03 00 12 00 \(bytesHex(12, from: 18))", "17 03 00 12 00 \(bytesHex(11, from: 18)) FF"),
+            step("18 00", "19"),
+        ])
+        let error = await gattError { () async throws(GATTError) in try await client.writeLongValue(0x0003, value: Hex.bytes(bytesHex(30))!) }
+        #expect(error == .preparedWriteEchoMismatch(handle: 0x0003, offset: 18))
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+    }
+
+    @Test func reliableWriteExecutesEveryPreparedValueTogether() async throws {
+        let (client, bearer) = makeGATT([
+            step("16 03 00 00 00 01 02", "17 03 00 00 00 01 02"),
+            step("16 05 00 00 00 03", "17 05 00 00 00 03"),
+            step("18 01", "19"),
+        ])
+        try await client.reliableWrite([.init(handle: 0x0003, value: [1, 2]), .init(handle: 0x0005, value: [3])])
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+    }
+}

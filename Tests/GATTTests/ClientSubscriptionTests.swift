@@ -1,0 +1,109 @@
+import ATT
+import BluetoothCore
+import GATT
+import Testing
+import TestSupport
+
+/// Subscriptions, Service Changed and GATT caching (Core 5.4 Vol 3 Part G 4.10, 4.11,
+/// 7.1, 2.5.2).
+@Suite struct ClientSubscriptionTests {
+    static let measurement = SampleServer.database.characteristic(GATTUUID.heartRateMeasurement)!
+
+    @Test func subscribeWritesTheCCCDOnceAndTheLastConsumerTurnsItOff() async throws {
+        let (client, bearer) = makeGATT([
+            step("12 0F 00 01 00", "13"),
+            step("12 0F 00 00 00", "13"),
+        ])
+        let first = try await client.subscribe(to: Self.measurement)
+        let second = try await client.subscribe(to: Self.measurement)
+        #expect(bearer.sent.count == 1)
+        // Consumers stop by being cancelled, as an application's task would be.
+        let (forwarded, forward) = AsyncStream.makeStream(of: [UInt8].self)
+        let consumer = Task { for await value in first { forward.yield(value) } }
+        let other = Task { for await _ in second {} }
+        bearer.inject("1B 0E 00 06 48")
+        bearer.inject("1B 10 00 01")  // another handle: not for this stream
+        bearer.inject("1B 0E 00 06 49")
+        let values = try await withDeadline("two notifications") {
+            var iterator = forwarded.makeAsyncIterator()
+            var values: [[UInt8]] = []
+            while values.count < 2, let value = await iterator.next() { values.append(value) }
+            return values
+        }
+        #expect(values == [[0x06, 0x48], [0x06, 0x49]])
+        other.cancel()
+        consumer.cancel()
+        try await withDeadline("the CCCD to be turned off") { await bearer.waitForSent(2) }
+        #expect(await client.subscriberCount(valueHandle: 0x000E) == 0)
+        #expect(bearer.failures.isEmpty)
+    }
+
+    @Test func aCharacteristicWithoutCCCDCannotBeSubscribed() async throws {
+        let (client, _) = makeGATT([])
+        let location = SampleServer.database.characteristic(GATTUUID.bodySensorLocation)!
+        let error = await gattError { () async throws(GATTError) in _ = try await client.subscribe(to: location) }
+        guard case .invalidRequest = error else { Issue.record("\(String(describing: error))"); return }
+    }
+
+    @Test func serviceChangedRediscoversOnlyTheAffectedRange() async throws {
+        let (client, bearer) = makeGATT(SampleServer.discovery + [
+            SampleServer.readHash, SampleServer.subscribeServiceChanged,
+            // The indication is confirmed, then only 0x000C-0x0014 is discovered again.
+            step("1E"),
+            step("10 0C 00 14 00 00 28", "11 06 0C 00 14 00 0D 18"),
+            step("08 0C 00 14 00 02 28", "01 08 0C 00 0A"),
+            step("08 0C 00 14 00 03 28", "09 07 0D 00 10 0E 00 37 2A 10 00 02 11 00 38 2A 12 00 08 13 00 39 2A"),
+            step("08 14 00 14 00 03 28", "01 08 14 00 0A"),
+            step("04 0F 00 0F 00", "05 01 0F 00 02 29"),
+            step("04 14 00 14 00", "05 01 14 00 01 29"),
+            SampleServer.readOtherHash,
+        ])
+        _ = try await client.discover()
+        let before = bearer.sent.count
+        let changes = client.databaseChanges
+        bearer.inject("1D 08 00 0C 00 14 00")
+        let change = try await withDeadline("the database change") {
+            var iterator = changes.makeAsyncIterator()
+            return await iterator.next()
+        }
+        #expect(change?.affectedHandles == 0x000C...0x0014)
+        let database = try #require(change?.database)
+        #expect(database.service(GATTUUID.heartRate)?.characteristics.map(\.uuid) == [
+            GATTUUID.heartRateMeasurement, GATTUUID.bodySensorLocation, GATTUUID.heartRateControlPoint,
+        ])
+        #expect(database.services.count == 3)
+        #expect(database.databaseHash == Hex.bytes(SampleServer.otherHash))
+        #expect(await client.database == database)
+        // Nothing outside the affected range was asked again, except the hash.
+        #expect(bearer.sent[before...].filter(isDiscoveryRequest).count == 6)
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+    }
+
+    @Test func aCachedReconnectWithAnUnchangedHashSendsNoDiscoveryRequest() async throws {
+        let (client, bearer) = makeGATT([SampleServer.readHash, SampleServer.subscribeServiceChanged])
+        let database = try await client.discover(remembered: SampleServer.database)
+        #expect(database == SampleServer.database)
+        #expect(bearer.sent.filter(isDiscoveryRequest).isEmpty)
+        #expect(bearer.sent.count == 2)
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+    }
+
+    @Test func aCachedReconnectWithAChangedHashDiscoversAgain() async throws {
+        let (client, bearer) = makeGATT([SampleServer.readOtherHash] + SampleServer.discovery + [SampleServer.subscribeServiceChanged])
+        var remembered = SampleServer.database
+        remembered.services.removeLast()
+        let database = try await client.discover(remembered: remembered)
+        #expect(database.services == SampleServer.database.services)
+        #expect(database.databaseHash == Hex.bytes(SampleServer.otherHash))
+        #expect(bearer.sent.filter(isDiscoveryRequest).count == 7)
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+    }
+
+    @Test func aRememberedDatabaseWithoutHashIsDiscoveredAgain() async throws {
+        var remembered = SampleServer.database
+        remembered.databaseHash = nil
+        let (client, bearer) = makeGATT(SampleServer.discovery + [SampleServer.readHash, SampleServer.subscribeServiceChanged])
+        #expect(try await client.discover(remembered: remembered) == SampleServer.database)
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+    }
+}
