@@ -1,6 +1,6 @@
 /// A JSON value and its text, for --json output. Small on purpose: the tools stay free of
 /// Foundation so they fit minimal embedded images.
-enum JSONValue: Sendable, Equatable {
+public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case int(Int)
@@ -9,10 +9,10 @@ enum JSONValue: Sendable, Equatable {
     /// Keys keep the order given, so output is stable and reads like the human form.
     case object([(String, JSONValue)])
 
-    static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.text == rhs.text }
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.text == rhs.text }
 
     /// Compact JSON text, one line.
-    var text: String {
+    public var text: String {
         var out = ""
         write(to: &out)
         return out
