@@ -4,6 +4,8 @@ public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case int(Int)
+    /// A fractional number written with this many decimals (null when not finite).
+    case decimal(Double, places: Int)
     case string(String)
     case array([JSONValue])
     /// Keys keep the order given, so output is stable and reads like the human form.
@@ -23,6 +25,7 @@ public enum JSONValue: Sendable, Equatable {
         case .null: out += "null"
         case let .bool(value): out += value ? "true" : "false"
         case let .int(value): out += String(value)
+        case let .decimal(value, places): out += value.isFinite ? fixedPoint(value, places: places) : "null"
         case let .string(value): Self.quote(value, into: &out)
         case let .array(values):
             out += "["
