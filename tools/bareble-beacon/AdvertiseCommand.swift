@@ -15,6 +15,9 @@ struct AdvertiseBeacon: AsyncParsableCommand {
     )
 }
 
+// Powers and temperatures are negative numbers, which ArgumentParser would otherwise take
+// for flags: those options parse their value unconditionally so `--power -59` works.
+
 /// What every advertise subcommand shares, and the advertising itself.
 struct BeaconAdvertising: ParsableArguments {
     @OptionGroup var options: TransportOptions
@@ -87,7 +90,7 @@ struct IBeaconAdvertise: AsyncParsableCommand {
     @Option(help: "Minor, 0...65535.")
     var minor: Int
 
-    @Option(help: "Measured power: the RSSI a receiver sees at 1 m, dBm (see `bareble-beacon calibrate`).")
+    @Option(parsing: .unconditional, help: "Measured power: the RSSI a receiver sees at 1 m, dBm (see `bareble-beacon calibrate`).")
     var power = -59
 
     func run() async throws {
@@ -108,7 +111,7 @@ struct EddystoneUIDAdvertise: AsyncParsableCommand {
     @Option(help: "Instance, 12 hex digits.")
     var instance: String
 
-    @Option(help: "Calibrated TX power at 0 m, dBm (about 41 dB above the RSSI at 1 m).")
+    @Option(parsing: .unconditional, help: "Calibrated TX power at 0 m, dBm (about 41 dB above the RSSI at 1 m).")
     var power = -18
 
     func run() async throws {
@@ -128,7 +131,7 @@ struct EddystoneURLAdvertise: AsyncParsableCommand {
     @Option(help: "The URL, http:// or https:// (www. is folded into the scheme).")
     var url: String
 
-    @Option(help: "Calibrated TX power at 0 m, dBm.")
+    @Option(parsing: .unconditional, help: "Calibrated TX power at 0 m, dBm.")
     var power = -18
 
     func run() async throws {
@@ -150,7 +153,7 @@ struct EddystoneTLMAdvertise: AsyncParsableCommand {
     @Option(name: .customLong("battery-mv"), help: "Battery voltage in mV (0: mains powered or not measured).")
     var batteryMillivolts = 0
 
-    @Option(help: "Temperature in °C (left out: not supported, 0x8000).")
+    @Option(parsing: .unconditional, help: "Temperature in °C (left out: not supported, 0x8000).")
     var temperature: Double?
 
     func validate() throws {

@@ -1,0 +1,117 @@
+import Foundation
+
+/// `bareble-beacon`, the built executable, running while a test reads its JSON lines as
+/// they come (with the instant each arrived) and moves the virtual radio's beacons.
+final class BeaconToolProcess: @unchecked Sendable {
+    struct Line {
+        var arrived: ContinuousClock.Instant
+        var object: [String: Any]
+        var text: String
+    }
+
+    enum Failure: Error, CustomStringConvertible {
+        case noLine(String, seen: [String])
+        var description: String {
+            switch self {
+            case let .noLine(what, seen): "no line \(what) in time; seen: \(seen.suffix(12).joined(separator: "\n"))"
+            }
+        }
+    }
+
+    /// The tool sits beside the test bundle in the build folder.
+    static var executable: String {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("bareble-beacon").path) {
+            let up = directory.deletingLastPathComponent()
+            if up.path == directory.path { break }
+            directory = up
+        }
+        return directory.appendingPathComponent("bareble-beacon").path
+    }
+
+    let process = Process()
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var pending = Data()
+    private var lines: [Line] = []
+    private var consumed = 0
+    private var ended = false
+    private let errors = Pipe()
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment.removeValue(forKey: "BAREBLE_TRANSPORT")
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        output.fileHandleForReading.readabilityHandler = { [self] handle in
+            let chunk = handle.availableData
+            let now = ContinuousClock.now
+            condition.lock()
+            defer { condition.broadcast(); condition.unlock() }
+            if chunk.isEmpty {
+                ended = true
+                handle.readabilityHandler = nil
+                return
+            }
+            pending.append(chunk)
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let text = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                pending.removeSubrange(pending.startIndex...newline)
+                let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+                lines.append(Line(arrived: now, object: object, text: text))
+            }
+        }
+        try process.run()
+    }
+
+    /// The next line (after the ones already returned) satisfying `predicate`.
+    func next(_ what: String, timeout: Duration = .seconds(10), where predicate: ([String: Any]) -> Bool) throws -> Line {
+        let deadline = Date().addingTimeInterval(Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            while consumed < lines.count {
+                let line = lines[consumed]
+                consumed += 1
+                if predicate(line.object) { return line }
+            }
+            if ended || !condition.wait(until: deadline) {
+                throw Failure.noLine(what, seen: lines.map(\.text))
+            }
+        }
+    }
+
+    /// Every line so far, including those already returned.
+    var allLines: [Line] {
+        condition.lock()
+        defer { condition.unlock() }
+        return lines
+    }
+
+    /// Ctrl-C, then the exit status and what went to stderr.
+    func interrupt() -> (status: Int32, errors: String) {
+        process.interrupt()
+        return finish()
+    }
+
+    func finish() -> (status: Int32, errors: String) {
+        process.waitUntilExit()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, text)
+    }
+}
+
+/// The virtual radio's iBeacons (tools/virtual-radio/README.md, `--beacons`).
+enum RadioBeacons {
+    static let uuid = "B4AEBEAC-7E57-4BA2-B1E0-00000000C0DE"
+    static let measuredPower = -59
+
+    static func minor(_ object: [String: Any]) -> Int? {
+        guard object["uuid"] as? String == uuid, object["major"] as? Int == 1 else { return nil }
+        return object["minor"] as? Int
+    }
+}
