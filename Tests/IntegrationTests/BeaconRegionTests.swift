@@ -6,9 +6,9 @@ import TestSupport
 @Suite(.serialized) struct BeaconRegions {
     static let harness = Result { try RadioHarness(arguments: ["--tcp", "--beacons", "2"]) }
 
-    @Test func enterOnAppearanceExitWithinTheTimeoutPlusOnePeriod() throws {
+    @Test func enterOnAppearanceExitWithinTheTimeoutPlusOnePeriod() async throws {
         let harness = try Self.harness.get()
-        try harness.control("stop-beacon 2")
+        try await harness.send("stop-beacon 2")
         let one = "\(RadioBeacons.uuid):1"
         let two = "\(RadioBeacons.uuid):1:2"
         let exitTimeout = 3.0
@@ -17,40 +17,39 @@ import TestSupport
             "--transport", "tcp:127.0.0.1:\(harness.radio.tcpPort)",
         ])
         // Beacon 1 is on: the UUID+major region is entered; beacon 2 is silent.
-        let first = try tool.next("enter \(one)") { $0["event"] as? String == "enter" }.object
+        let first = try await tool.next("enter \(one)") { $0["event"] as? String == "enter" }.object
         #expect(first["region"] as? String == one, "\(first)")
 
-        // Taken before the line goes out, so an enter that came before it would fail below.
-        let started = ContinuousClock.now
-        try harness.control("start-beacon 2")
-        let enter = try tool.next("enter \(two)") { $0["event"] as? String == "enter" }
+        // Taken as the line goes out, so an enter that came before it fails below.
+        let started = try await harness.send("start-beacon 2").written
+        let enter = try await tool.next("enter \(two)") { $0["event"] as? String == "enter" }
         #expect(enter.object["region"] as? String == two, "\(enter.text)")
         #expect(RadioBeacons.minor(enter.object["by"] as? [String: Any] ?? [:]) == 2)
         let enterLatency = enter.arrived - started
         #expect(enterLatency > .zero && enterLatency < .seconds(1), "\(enterLatency)")
 
-        try harness.control("stop-beacon 2")
-        let stopped = ContinuousClock.now
-        let exit = try tool.next("exit \(two)", timeout: .seconds(8)) { $0["event"] as? String == "exit" }
+        let stopped = try await harness.send("stop-beacon 2")
+        let exit = try await tool.next("exit \(two)", timeout: .seconds(8)) { $0["event"] as? String == "exit" }
         #expect(exit.object["region"] as? String == two, "\(exit.text)")
-        let exitLatency = exit.arrived - stopped
-        // The last sighting is at most one advertising interval before the ack; the exit
-        // comes at the first 1 s tick after the timeout ran out.
-        #expect(exitLatency >= .seconds(exitTimeout - 0.2), "\(exitLatency)")
-        #expect(exitLatency <= .seconds(exitTimeout + 1 + 0.3), "\(exitLatency)")
+        // The last sighting lies between the line going out (less one advertising interval)
+        // and its ack; the exit comes at the first 1 s tick after the timeout ran out, so
+        // timeout <= exit - last sighting <= timeout + period (+ a little for the pipes).
+        let exitLatency = exit.arrived - stopped.written
+        #expect(exitLatency >= .seconds(exitTimeout - 0.1), "\(exitLatency)")
+        #expect(exit.arrived - stopped.acknowledged <= .seconds(exitTimeout + 1 + 0.5), "\(exit.arrived - stopped.acknowledged)")
         print("monitor: enter \(enterLatency) after start-beacon, exit \(exitLatency) after stop-beacon (timeout \(exitTimeout) s + period 1 s)")
 
-        let end = tool.interrupt()
+        let end = try await tool.interrupt()
         #expect(end.status == 0, "\(end.errors)")
         // Beacon 1 never stopped: its region was entered once and never left.
         let events = tool.allLines.compactMap { line in line.object["event"].map { "\($0) \(line.object["region"] ?? "")" } }
         #expect(events == ["enter \(one)", "enter \(two)", "exit \(two)"], "\(events)")
-        try harness.control("start-beacon 2")
+        try await harness.send("start-beacon 2")
     }
 
-    @Test func aBadRegionSaysHowToWriteOne() throws {
+    @Test func aBadRegionSaysHowToWriteOne() async throws {
         let tool = try BeaconToolProcess(["monitor", "--region", "1234:5"])
-        let end = tool.finish()
+        let end = try await tool.finish()
         #expect(end.status != 0)
         #expect(end.errors.contains("32 hex digits"), "\(end.errors)")
     }

@@ -1,9 +1,15 @@
 import Foundation
+import TestSupport
 
 /// `bareble-beacon`, the built executable, running while a test reads its JSON lines as
 /// they come (with the instant each arrived) and moves the virtual radio's beacons.
+///
+/// Every wait is async and blocks a thread of its own, never one of Swift concurrency's
+/// cooperative threads: on a 2-core machine two blocked test tasks would starve every other
+/// suite running in parallel (their deadlines then fire for nothing).
 final class BeaconToolProcess: @unchecked Sendable {
-    struct Line {
+    /// `@unchecked`: the JSON object is only read after it was handed over.
+    struct Line: @unchecked Sendable {
         var arrived: ContinuousClock.Instant
         var object: [String: Any]
         var text: String
@@ -69,7 +75,11 @@ final class BeaconToolProcess: @unchecked Sendable {
     }
 
     /// The next line (after the ones already returned) satisfying `predicate`.
-    func next(_ what: String, timeout: Duration = .seconds(10), where predicate: ([String: Any]) -> Bool) throws -> Line {
+    func next(_ what: String, timeout: Duration = .seconds(10), where predicate: @escaping @Sendable ([String: Any]) -> Bool) async throws -> Line {
+        try await onOwnThread { try self.nextBlocking(what, timeout: timeout, where: predicate) }
+    }
+
+    private func nextBlocking(_ what: String, timeout: Duration, where predicate: ([String: Any]) -> Bool) throws -> Line {
         let deadline = Date().addingTimeInterval(Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
         condition.lock()
         defer { condition.unlock() }
@@ -92,16 +102,59 @@ final class BeaconToolProcess: @unchecked Sendable {
         return lines
     }
 
-    /// Ctrl-C, then the exit status and what went to stderr.
-    func interrupt() -> (status: Int32, errors: String) {
-        process.interrupt()
-        return finish()
+    struct Exit: Sendable {
+        var status: Int32
+        var errors: String
     }
 
-    func finish() -> (status: Int32, errors: String) {
-        process.waitUntilExit()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.terminationStatus, text)
+    /// Ctrl-C, then the exit status and what went to stderr.
+    func interrupt() async throws -> Exit {
+        process.interrupt()
+        return try await finish()
+    }
+
+    func finish() async throws -> Exit {
+        try await onOwnThread {
+            self.process.waitUntilExit()
+            let text = String(decoding: self.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            return Exit(status: self.process.terminationStatus, errors: text)
+        }
+    }
+}
+
+/// Runs blocking `work` on a new thread (see ``BeaconToolProcess``).
+func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}
+
+/// The `[String: Any]` of a radio event, handed from the waiting thread to the test.
+struct RadioEvent: @unchecked Sendable {
+    var object: [String: Any]
+}
+
+extension RadioHarness {
+    /// When a control line went out and when its ack came back, both read on the thread
+    /// that did it: a test task may resume much later on a loaded machine.
+    struct Sent: Sendable {
+        var written: ContinuousClock.Instant
+        var acknowledged: ContinuousClock.Instant
+    }
+
+    /// ``control(_:)`` without holding a cooperative thread.
+    @discardableResult
+    func send(_ line: String) async throws -> Sent {
+        try await onOwnThread {
+            let written = ContinuousClock.now
+            try self.control(line)
+            return Sent(written: written, acknowledged: ContinuousClock.now)
+        }
+    }
+
+    /// ``waitForEvent(_:timeout:where:)`` without holding a cooperative thread.
+    func event(_ name: String, where predicate: @escaping @Sendable ([String: Any]) -> Bool) async throws -> [String: Any] {
+        try await onOwnThread { RadioEvent(object: try self.waitForEvent(name, where: predicate)) }.object
     }
 }
 
