@@ -47,6 +47,32 @@ import TestSupport
         try await harness.send("start-beacon 2")
     }
 
+    /// Both ends are the tool: one exposed controller transmits Eddystone-UID, another
+    /// monitors its namespace and ranges it (Eddystone's 0 m power less 41 dB at 1 m).
+    @Test func anEddystoneFromTheToolIsEnteredAndExited() async throws {
+        let harness = try Self.harness.get()
+        let transport = ["--transport", "tcp:127.0.0.1:\(harness.radio.tcpPort)"]
+        let namespace = "00112233445566778899", instance = "AABBCCDDEEFF"
+        let monitor = try BeaconToolProcess(["monitor", "--json", "--region", "eddystone:\(namespace)", "--exit-timeout", "1", "--duration", "15"] + transport)
+        let range = try BeaconToolProcess(["range", "--json", "--eddystone", "--duration", "15"] + transport)
+        let transmitter = try BeaconToolProcess(["advertise", "eddystone-uid", "--namespace", namespace, "--instance", instance, "--power", "-20", "--interval", "50", "--duration", "2"] + transport)
+        let announced = try await transmitter.next("the advertising line") { _ in true }
+        #expect(announced.text.contains("0201060303AAFE1716AAFE00EC\(namespace)\(instance)0000"), "\(announced.text)")
+        let enter = try await monitor.next("enter") { $0["event"] as? String == "enter" }.object
+        let by = enter["by"] as? [String: Any] ?? [:]
+        #expect(by["namespace"] as? String == namespace && by["instance"] as? String == instance, "\(enter)")
+        let first = try await range.next("the Eddystone ranged") { $0["type"] as? String == "eddystone-uid" && $0["proximity"] as? String != "unknown" }.object
+        #expect(first["measuredPower"] as? Int == -61, "\(first)")
+        // Only Eddystone is ranged with --eddystone alone (the radio's iBeacons are not).
+        #expect(try await transmitter.finish().status == 0)
+        let exit = try await monitor.next("exit", timeout: .seconds(5)) { $0["event"] as? String == "exit" }.object
+        #expect(exit["region"] as? String == "eddystone:\(namespace)")
+        #expect(try await monitor.interrupt().status == 0)
+        #expect(try await range.interrupt().status == 0)
+        let ranged = range.allLines.filter { $0.object["event"] as? String == "ranged" }
+        #expect(!ranged.isEmpty && ranged.allSatisfy { $0.object["type"] as? String == "eddystone-uid" }, "\(range.allLines.map(\.text))")
+    }
+
     @Test func aBadRegionSaysHowToWriteOne() async throws {
         let tool = try BeaconToolProcess(["monitor", "--region", "1234:5"])
         let end = try await tool.finish()
