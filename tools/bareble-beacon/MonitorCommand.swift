@@ -24,7 +24,7 @@ struct Monitor: AsyncParsableCommand {
     @Option(name: .customLong("exit-timeout"), help: "Seconds without a sighting before a region is exited (30, as iOS).")
     var exitTimeout = 30.0
 
-    @Flag(help: "One JSON object per event (the default when stdout is not a terminal is still text).")
+    @Flag(help: "One JSON object per event instead of a line of text.")
     var json = false
 
     @Option(help: "Stop after this many seconds.")

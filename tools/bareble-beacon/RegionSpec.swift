@@ -18,7 +18,7 @@ enum RegionSpec {
             do {
                 return try BeaconRegion.eddystone(text, namespace: namespace, instance: instance)
             } catch {
-                throw RegionSpecError(text, error.description)
+                throw RegionSpecError(text, advice(error, text))
             }
         }
         guard (1...3).contains(parts.count) else {
@@ -35,8 +35,15 @@ enum RegionSpec {
         do {
             return try BeaconRegion.iBeacon(text, proximityUUID: uuid, major: numbers.first, minor: numbers.dropFirst().first)
         } catch {
-            throw RegionSpecError(text, error.description)
+            throw RegionSpecError(text, advice(error, text))
         }
+    }
+
+    /// The module's message without its "region NAME: " opening, which ours repeats.
+    private static func advice(_ error: BeaconRegionError, _ text: String) -> String {
+        let message = error.description
+        let opening = "region \(text): "
+        return message.hasPrefix(opening) ? String(message.dropFirst(opening.count)) : message
     }
 }
 
