@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "SMP", targets: ["SMP"]),
         .library(name: "Beacon", targets: ["Beacon"]),
         .executable(name: "bareble-central", targets: ["bareble-central"]),
+        .executable(name: "bareble-beacon", targets: ["bareble-beacon"]),
         .executable(name: "bareble-bench", targets: ["bareble-bench"]),
     ],
     dependencies: [
@@ -44,10 +45,23 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "Beacon", dependencies: ["BluetoothCore", "HCI"], swiftSettings: strict),
+        // What the tools share: the transport options, JSON lines, stopping on Ctrl-C.
+        .target(
+            name: "ToolSupport",
+            dependencies: ["HCI", "HCITransport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "tools/tool-support",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "bareble-central",
-            dependencies: ["HCI", "HCITransport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["HCI", "HCITransport", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-central",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "bareble-beacon",
+            dependencies: ["Beacon", "HCI", "HCITransport", "BluetoothCore", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "tools/bareble-beacon",
             swiftSettings: strict
         ),
         // Shared by the test targets only: seeded random input, the virtual radio's harness,

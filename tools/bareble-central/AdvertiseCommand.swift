@@ -3,6 +3,7 @@ import BluetoothCore
 import Dispatch
 import Glibc
 import HCI
+import ToolSupport
 
 /// `bareble-central advertise`: put a name, services, manufacturer data or raw AD bytes on
 /// the air until Ctrl-C or --duration.

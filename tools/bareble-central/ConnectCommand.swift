@@ -3,6 +3,7 @@ import BluetoothCore
 import Glibc
 import HCI
 import Synchronization
+import ToolSupport
 
 /// `bareble-central connect ADDR`: make one connection as central, show what the link runs
 /// with, optionally hold it, then disconnect.

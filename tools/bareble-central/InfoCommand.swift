@@ -1,6 +1,7 @@
 import ArgumentParser
 import BluetoothCore
 import HCI
+import ToolSupport
 
 /// `bareble-central info`: bring the controller up and say what it is.
 struct Info: AsyncParsableCommand {
@@ -117,10 +118,4 @@ struct InfoReport {
     }
 
     private func hex16(_ value: UInt16) -> String { Hex.string([UInt8(value >> 8), UInt8(value & 0xFF)]) }
-}
-
-extension String {
-    func padding(to width: Int) -> String {
-        count >= width ? self : self + String(repeating: " ", count: width - count)
-    }
 }

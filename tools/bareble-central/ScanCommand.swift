@@ -3,6 +3,7 @@ import BluetoothCore
 import Dispatch
 import Glibc
 import HCI
+import ToolSupport
 
 /// `bareble-central scan`: watch advertisements, as a live table on a terminal or as JSON
 /// lines for pipes. Ctrl-C stops cleanly: scanning is disabled on the controller, the
@@ -275,16 +276,4 @@ func manufacturerText(_ ad: Advertisement) -> String? {
     guard let manufacturer = manufacturerData(ad) else { return nil }
     let company = manufacturer.companyID
     return (manufacturer.companyName ?? "0x" + Hex.string([UInt8(company >> 8), UInt8(company & 0xFF)])) + " " + Hex.string(manufacturer.data)
-}
-
-/// Writes everything to stdout unbuffered, so a pipe sees each line as it happens.
-func writeOut(_ text: String) {
-    var bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes.withUnsafeMutableBytes { Glibc.write(1, $0.baseAddress! + offset, $0.count - offset) }
-        if written < 0, errno == EINTR { continue }
-        if written <= 0 { return }
-        offset += written
-    }
 }

@@ -3,7 +3,7 @@
 exposed to our stack as H4 over loopback TCP and/or a pty, plus scripted peers.
 
     bareble_radio.py [--tcp] [--pty] [--peripheral] [--advertiser] [--scanner]
-                     [--big-peripheral] [--btsnoop DIR] [--lifetime SECONDS]
+                     [--big-peripheral] [--beacons N] [--btsnoop DIR] [--lifetime SECONDS]
 
 stdout: first line {"event": "ready", "tcp": PORT, "pty": PATH}, then one JSON
 event per line. stdin: control lines (see README.md); EOF ends the process.
@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from radio_air import RadioLink  # noqa: E402
 from radio_explore import Explorer  # noqa: E402
-from radio_peers import Beacon, BigPeripheral, HeartRatePeripheral, Scanner  # noqa: E402
+from radio_peers import Beacon, BigPeripheral, HeartRatePeripheral, IBeaconPeer, Scanner  # noqa: E402
 from radio_transport import Exposed, PtyEndpoint, TcpServer  # noqa: E402
 
 logger = logging.getLogger('bareble_radio')
@@ -137,6 +137,25 @@ class Radio:
         address = self.peer(peer).address
         self.link.rssi_by_address[bytes(address.address_bytes)] = int(dbm)
 
+    def beacon(self, index: str) -> IBeaconPeer:
+        peer = self.peers.get(f'beacon{int(index)}')
+        if not isinstance(peer, IBeaconPeer):
+            raise ValueError(f'no beacon {index!r}: start the radio with --beacons N or send add-beacon')
+        return peer
+
+    async def control_add_beacon(self) -> dict:
+        index = 1 + sum(isinstance(peer, IBeaconPeer) for peer in self.peers.values())
+        peer = IBeaconPeer(index, self.link, emit)
+        self.peers[peer.name] = peer
+        await peer.start()
+        return {'peer': peer.name, 'address': str(peer.address).removesuffix('/P')}
+
+    async def control_stop_beacon(self, index: str) -> None:
+        await self.beacon(index).pause()
+
+    async def control_start_beacon(self, index: str) -> None:
+        await self.beacon(index).resume()
+
     def peer(self, name: str):
         if name not in self.peers:
             raise ValueError(f'no peer {name!r}')
@@ -211,6 +230,8 @@ class Radio:
             self.peers['scanner'] = Scanner(self.link, emit)
         if self.options.big_peripheral:
             self.peers['big-peripheral'] = BigPeripheral(self.link, emit)
+        for index in range(1, self.options.beacons + 1):
+            self.peers[f'beacon{index}'] = IBeaconPeer(index, self.link, emit)
         await asyncio.gather(*(peer.start() for peer in self.peers.values()))
         if self.options.tcp:
             server = TcpServer(self.new_tcp_client, self.tcp_client_closed)
@@ -243,6 +264,8 @@ def main() -> None:
                         help='add the BareBLE-Scanner, which logs every advertisement it hears')
     parser.add_argument('--big-peripheral', action='store_true',
                         help='add BareBLE-Big, a large GATT database for the discovery benchmark')
+    parser.add_argument('--beacons', type=int, default=0, metavar='N',
+                        help='add N non-connectable iBeacons, C4:4B:4D:00:01:01 ... (minor 1 ... N)')
     parser.add_argument('--btsnoop', metavar='DIR', help='record each exposed transport here')
     parser.add_argument('--lifetime', type=float, default=600, metavar='SECONDS',
                         help='watchdog: exit after this long (default 600)')

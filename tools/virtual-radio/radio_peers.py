@@ -8,6 +8,7 @@ from the random one, and a bonded peer is then never found again).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import struct
 
@@ -232,6 +233,62 @@ class Beacon(Peer):
             advertising_type=AdvertisingType.UNDIRECTED,  # non-connectable, non-scannable
             advertising_data=self.advertising_data,
         )
+
+
+# iBeacon peers (--beacons N, add-beacon): one fixed proximity UUID in the project's
+# test range, major 1, minor k, measured power -59 dBm (a typical calibration at 1 m).
+IBEACON_UUID = 'B4AEBEAC-7E57-4BA2-B1E0-00000000C0DE'
+IBEACON_MAJOR = 1
+IBEACON_MEASURED_POWER = -59
+# Fast enough that ranging (1 s ticks, 3 samples before a proximity) settles in well
+# under a second, slow enough that a handful of beacons do not flood the link.
+IBEACON_INTERVAL_MIN_MS, IBEACON_INTERVAL_MAX_MS = 50, 60
+APPLE_COMPANY_ID = 0x004C
+
+
+def ibeacon_address(index: int) -> str:
+    return f'C4:4B:4D:00:01:{index:02X}'
+
+
+def ibeacon_data(minor: int) -> bytes:
+    """Apple's iBeacon layout: flags 0x06, then manufacturer data 4C 00 02 15 UUID
+    major minor power, every field big-endian."""
+    payload = (struct.pack('<H', APPLE_COMPANY_ID) + bytes([0x02, 0x15])
+               + bytes.fromhex(IBEACON_UUID.replace('-', ''))
+               + struct.pack('>HHb', IBEACON_MAJOR, minor, IBEACON_MEASURED_POWER))
+    return ad_structure(0x01, bytes([0x06])) + ad_structure(0xFF, payload)
+
+
+class IBeaconPeer(Peer):
+    """A non-connectable iBeacon, `beaconK` (minor K). `stop-beacon K` / `start-beacon K`
+    silence and resume it, `rssi beaconK DBM` moves it."""
+
+    def __init__(self, index: int, link, log) -> None:
+        super().__init__(f'beacon{index}', f'BareBLE-iBeacon-{index}', ibeacon_address(index), link, log)
+        self.index = index
+        self.advertising_data = ibeacon_data(index)
+        # Control lines run as tasks; the lock (FIFO) keeps stop/start in line order.
+        self.lock = asyncio.Lock()
+
+    async def start(self) -> None:
+        await self.device.power_on()
+        await self.resume()
+
+    async def resume(self) -> None:
+        async with self.lock:
+            if self.device.is_advertising:
+                return
+            await self.device.start_advertising(
+                advertising_type=AdvertisingType.UNDIRECTED,  # ADV_NONCONN_IND
+                advertising_data=self.advertising_data,
+                advertising_interval_min=IBEACON_INTERVAL_MIN_MS,
+                advertising_interval_max=IBEACON_INTERVAL_MAX_MS,
+            )
+
+    async def pause(self) -> None:
+        async with self.lock:
+            if self.device.is_advertising:
+                await self.device.stop_advertising()
 
 
 SCANNER_ADDRESS = 'C4:4B:4D:00:00:03'

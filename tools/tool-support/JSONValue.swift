@@ -1,18 +1,20 @@
 /// A JSON value and its text, for --json output. Small on purpose: the tools stay free of
 /// Foundation so they fit minimal embedded images.
-enum JSONValue: Sendable, Equatable {
+public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case int(Int)
+    /// A fractional number written with this many decimals (null when not finite).
+    case decimal(Double, places: Int)
     case string(String)
     case array([JSONValue])
     /// Keys keep the order given, so output is stable and reads like the human form.
     case object([(String, JSONValue)])
 
-    static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.text == rhs.text }
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.text == rhs.text }
 
     /// Compact JSON text, one line.
-    var text: String {
+    public var text: String {
         var out = ""
         write(to: &out)
         return out
@@ -23,6 +25,7 @@ enum JSONValue: Sendable, Equatable {
         case .null: out += "null"
         case let .bool(value): out += value ? "true" : "false"
         case let .int(value): out += String(value)
+        case let .decimal(value, places): out += value.isFinite ? fixedPoint(value, places: places) : "null"
         case let .string(value): Self.quote(value, into: &out)
         case let .array(values):
             out += "["

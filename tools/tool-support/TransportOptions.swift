@@ -4,15 +4,17 @@ import HCI
 import HCITransport
 
 /// The options every subcommand shares: which controller, and where to record the traffic.
-struct TransportOptions: ParsableArguments {
+public struct TransportOptions: ParsableArguments, Sendable {
+    public init() {}
+
     @Option(help: "The controller: tcp:HOST:PORT, serial:/dev/ttyX[,BAUD][,rtscts], hci:N, hci-raw:N or virtual. Default: $BAREBLE_TRANSPORT, else the first adapter, else the virtual radio.")
-    var transport: String?
+    public var transport: String?
 
     @Option(help: "Record every HCI packet, both ways, to this btsnoop file (Wireshark and tshark read it).")
-    var btsnoop: String?
+    public var btsnoop: String?
 
     /// Opens the transport and starts the driver; the controller is not yet powered on.
-    func openController() throws -> HCIController {
+    public func openController() throws -> HCIController {
         let writer: BTSnoopWriter?
         do {
             writer = try btsnoop.map { try BTSnoopWriter(path: $0, datalink: .h4) }
@@ -40,18 +42,20 @@ struct TransportOptions: ParsableArguments {
 }
 
 /// A failure already phrased for the user: printed as is, exit status 1.
-struct ToolError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct ToolError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
-func printError(_ line: String) {
+public func printError(_ line: String) {
     var standardError = StandardError()
     print(line, to: &standardError)
 }
 
-struct StandardError: TextOutputStream {
-    mutating func write(_ string: String) {
+public struct StandardError: TextOutputStream {
+    public init() {}
+
+    public mutating func write(_ string: String) {
         var bytes = Array(string.utf8)
         while !bytes.isEmpty {
             let written = Glibc.write(2, bytes, bytes.count)

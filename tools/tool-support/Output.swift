@@ -1,0 +1,20 @@
+import Glibc
+
+/// Writes everything to stdout unbuffered, so a pipe sees each line as it happens.
+public func writeOut(_ text: String) {
+    var bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeMutableBytes { Glibc.write(1, $0.baseAddress! + offset, $0.count - offset) }
+        if written < 0, errno == EINTR { continue }
+        if written <= 0 { return }
+        offset += written
+    }
+}
+
+extension String {
+    /// Left-aligned in a column of `width` characters, for the tables the tools draw.
+    public func padding(to width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}
