@@ -28,9 +28,10 @@ import TestSupport
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
     /// The scanner's first report of `address` carrying exactly `data`.
-    func heard(_ harness: RadioHarness, _ address: BluetoothAddress, data: [UInt8]) throws -> [String: Any] {
-        try harness.waitForEvent("heard", timeout: .seconds(10)) { event in
-            event["address"] as? String == address.description && event["data"] as? String == Self.hex(data)
+    func heard(_ harness: RadioHarness, _ address: BluetoothAddress, data: [UInt8]) async throws -> [String: Any] {
+        let expected = Self.hex(data)
+        return try await harness.waitForEvent("heard", timeout: .seconds(10)) { event in
+            event["address"] as? String == address.description && event["data"] as? String == expected
         }
     }
 
@@ -45,7 +46,7 @@ import TestSupport
             .init(kind: .connectableUndirected, interval: .milliseconds(20), pduFormat: .legacy),
             data: AdvertisingData(flagsAndName), scanResponse: AdvertisingData(response))
         #expect(set.usesLegacyPDUs)
-        let event = try heard(harness, connection.info.address, data: flagsAndName)
+        let event = try await heard(harness, connection.info.address, data: flagsAndName)
         #expect(event["address_type"] as? String == "public")
         #expect(event["connectable"] as? Bool == true)
         #expect(event["scannable"] as? Bool == true)
@@ -64,7 +65,7 @@ import TestSupport
             .init(kind: .nonConnectableUndirected, interval: .milliseconds(20), ownAddress: .randomStatic),
             data: AdvertisingData(beacon))
         #expect(set.address.kind == .randomStatic)
-        let event = try heard(harness, connection.advertiser.randomStaticAddress, data: beacon)
+        let event = try await heard(harness, connection.advertiser.randomStaticAddress, data: beacon)
         #expect(event["address_type"] as? String == "random")
         #expect(event["connectable"] as? Bool == false)
         #expect(event["scannable"] as? Bool == false)
@@ -83,7 +84,7 @@ import TestSupport
             .init(kind: .connectableUndirected, interval: .milliseconds(20), pduFormat: .extended, txPower: 4),
             data: AdvertisingData(data))
         #expect(!set.usesLegacyPDUs && set.handle == 0 && set.selectedTxPower != nil)
-        let event = try heard(harness, connection.info.address, data: data)
+        let event = try await heard(harness, connection.info.address, data: data)
         #expect(event["connectable"] as? Bool == true)
         #expect(event["scannable"] as? Bool == false)
         #expect(event["legacy"] as? Bool == false)
@@ -108,18 +109,18 @@ import TestSupport
         let second = try await connection.advertiser.start(
             .init(kind: .nonConnectableUndirected, interval: .milliseconds(20), ownAddress: .randomStatic), data: AdvertisingData(flagsAndName))
         #expect(second.handle == 1)
-        let event = try heard(harness, connection.info.address, data: long)
+        let event = try await heard(harness, connection.info.address, data: long)
         #expect(event["connectable"] as? Bool == false)
         #expect(event["scannable"] as? Bool == false)
         #expect(event["legacy"] as? Bool == false)
-        _ = try heard(harness, connection.advertiser.randomStaticAddress, data: flagsAndName)
+        _ = try await heard(harness, connection.advertiser.randomStaticAddress, data: flagsAndName)
         try await set.stop()
         try await second.stop()
         #expect(set.state == .stopped)
         #expect(connection.controller.statistics.malformedEvents == 0)
         connection.controller.close()
 
-        let report = try Tshark.check(capture)
+        let report = try await Tshark.check(capture)
         #expect(report.packets > 20)
         #expect(report.malformed.isEmpty, "tshark: \(report.malformed)")
         let decoded = try Tshark.verbose(capture)
@@ -140,10 +141,10 @@ import TestSupport
         try await set.stop()
     }
 
-    @Test func theCentralToolAdvertisesRawData() throws {
+    @Test func theCentralToolAdvertisesRawData() async throws {
         let harness = try Self.harness.get()
         let raw: [UInt8] = [0x02, 0x01, 0x04, 0x06, 0xFF, 0xFF, 0xFF, 0xCA, 0xFE, 0x01]
-        let result = try CentralTool().run([
+        let result = try await CentralTool().run([
             "advertise", "--transport", "tcp:127.0.0.1:\(harness.radio.tcpPort)", "--raw", Self.hex(raw),
             "--non-connectable", "--duration", "2",
         ])
@@ -151,7 +152,8 @@ import TestSupport
         #expect(result.output.contains("non-connectable"), "\(result.output)")
         #expect(result.output.contains(Hex.string(raw)), "\(result.output)")
         let address = try #require(result.output.split(separator: " ").dropFirst(2).first.map(String.init))
-        let event = try harness.waitForEvent("heard", timeout: .seconds(5)) { $0["data"] as? String == Self.hex(raw) }
+        let expected = Self.hex(raw)
+        let event = try await harness.waitForEvent("heard", timeout: .seconds(5)) { $0["data"] as? String == expected }
         #expect(event["address"] as? String == address)
         #expect(event["connectable"] as? Bool == false)
         #expect(event["legacy"] as? Bool == true)

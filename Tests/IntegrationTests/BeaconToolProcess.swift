@@ -123,12 +123,6 @@ final class BeaconToolProcess: @unchecked Sendable {
 }
 
 /// Runs blocking `work` on a new thread (see ``BeaconToolProcess``).
-func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread { continuation.resume(with: Result { try work() }) }.start()
-    }
-}
-
 /// The `[String: Any]` of a radio event, handed from the waiting thread to the test.
 struct RadioEvent: @unchecked Sendable {
     var object: [String: Any]
@@ -147,14 +141,14 @@ extension RadioHarness {
     func send(_ line: String) async throws -> Sent {
         try await onOwnThread {
             let written = ContinuousClock.now
-            try self.control(line)
+            try self.controlBlocking(line)
             return Sent(written: written, acknowledged: ContinuousClock.now)
         }
     }
 
     /// ``waitForEvent(_:timeout:where:)`` without holding a cooperative thread.
     func event(_ name: String, where predicate: @escaping @Sendable ([String: Any]) -> Bool) async throws -> [String: Any] {
-        try await onOwnThread { RadioEvent(object: try self.waitForEvent(name, where: predicate)) }.object
+        try await waitForEvent(name, where: predicate)
     }
 }
 

@@ -18,15 +18,19 @@ import TestSupport
         return directory.appendingPathComponent("bareble-central").path
     }
 
-    struct Run {
+    struct Run: Sendable {
         var status: Int32
         var output: String
         var errors: String
     }
 
-    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+    func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Run {
+        try await onOwnThread { try Self.runBlocking(arguments, environment: environment) }
+    }
+
+    static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> Run {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
         merged.removeValue(forKey: "BAREBLE_TRANSPORT")
@@ -43,38 +47,38 @@ import TestSupport
         return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
     }
 
-    @Test func infoAsJSONWithACapture() throws {
+    @Test func infoAsJSONWithACapture() async throws {
         let harness = try Self.harness.get()
         let capture = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-info-\(getpid()).btsnoop").path
-        let result = try run(["info", "--transport", "tcp:127.0.0.1:\(harness.radio.tcpPort)", "--json", "--btsnoop", capture])
+        let result = try await run(["info", "--transport", "tcp:127.0.0.1:\(harness.radio.tcpPort)", "--json", "--btsnoop", capture])
         #expect(result.status == 0, "\(result.errors)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
         let address = try #require(object["address"] as? String)
         // The address is the one the radio assigned to this client.
-        _ = try harness.clientID(address: address)
+        _ = try await harness.clientID(address: address)
         let acl = try #require(object["aclBuffer"] as? [String: Any])
         #expect((acl["packetLength"] as? Int ?? 0) > 0)
         let commands = try #require(object["leCommands"] as? [String: Bool])
         #expect(commands["LE Set Extended Scan Enable"] == true)
         #expect((object["leFeatures"] as? [String])?.contains("LE Extended Advertising") == true)
-        let report = try Tshark.check(capture)
+        let report = try await Tshark.check(capture)
         #expect(report.packets > 10)
         #expect(report.malformed.isEmpty, "tshark: \(report.malformed)")
     }
 
-    @Test func withoutATransportItStartsTheVirtualRadioAndSaysSo() throws {
-        let result = try run(["info"])
+    @Test func withoutATransportItStartsTheVirtualRadioAndSaysSo() async throws {
+        let result = try await run(["info"])
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.errors.split(separator: "\n").filter { $0.contains("virtual radio") }.count == 1, "\(result.errors)")
         #expect(result.output.contains("Address"))
         #expect(result.output.contains("LE Set Extended Scan Enable"))
     }
 
-    @Test func aBadTransportSaysWhatIsWrong() throws {
-        let result = try run(["info", "--transport", "tcp:127.0.0.1:1"])
+    @Test func aBadTransportSaysWhatIsWrong() async throws {
+        let result = try await run(["info", "--transport", "tcp:127.0.0.1:1"])
         #expect(result.status != 0)
         #expect(result.errors.contains("127.0.0.1:1"), "\(result.errors)")
-        let kernel = try run(["info", "--transport", "hci:0"])
+        let kernel = try await run(["info", "--transport", "hci:0"])
         #expect(kernel.status != 0)
         #expect(kernel.errors.contains("no Bluetooth support"), "\(kernel.errors)")
     }

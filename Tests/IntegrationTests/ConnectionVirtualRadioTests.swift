@@ -36,7 +36,7 @@ import TestSupport
         #expect(connection.role == .central)
         #expect(connection.peer == Self.peripheral)
         #expect(connection.timing.connectionInterval >= 24 && connection.timing.connectionInterval <= 40)
-        try harness.waitForEvent("connected", timeout: .seconds(5)) { $0["peer"] as? String == "peripheral" }
+        try await harness.waitForEvent("connected", timeout: .seconds(5)) { $0["peer"] as? String == "peripheral" }
 
         let features = try await connection.readRemoteFeatures()
         #expect(features.contains(.leEncryption))
@@ -52,12 +52,12 @@ import TestSupport
         #expect(!connection.isConnected)
         #expect(connection.disconnectReason == .connectionTerminatedByLocalHost)
         // The peripheral was told why: Remote User Terminated Connection.
-        try harness.waitForEvent("disconnected", timeout: .seconds(5)) { $0["peer"] as? String == "peripheral" && $0["reason"] as? Int == 0x13 }
+        try await harness.waitForEvent("disconnected", timeout: .seconds(5)) { $0["peer"] as? String == "peripheral" && $0["reason"] as? Int == 0x13 }
         #expect(stack.connector.connections.isEmpty)
         #expect(stack.controller.statistics.malformedEvents == 0)
         stack.controller.close()
 
-        let report = try Tshark.check(capture)
+        let report = try await Tshark.check(capture)
         #expect(report.packets > 20)
         #expect(report.malformed.isEmpty, "tshark: \(report.malformed)")
         let decoded = try Tshark.verbose(capture)
@@ -89,17 +89,17 @@ import TestSupport
         try await connection.disconnect()
     }
 
-    @Test func theConnectToolFindsTheAddressTypeAndReports() throws {
+    @Test func theConnectToolFindsTheAddressTypeAndReports() async throws {
         let harness = try Self.harness.get()
         let transport = "tcp:127.0.0.1:\(harness.radio.tcpPort)"
-        let text = try CentralTool().run(["connect", "C4:4B:4D:00:00:01", "--transport", transport, "--features"])
+        let text = try await CentralTool().run(["connect", "C4:4B:4D:00:00:01", "--transport", transport, "--features"])
         #expect(text.status == 0, "\(text.errors)")
         #expect(text.output.contains("connected to C4:4B:4D:00:00:01/random"), "\(text.output)")
         #expect(text.output.contains("role                 central"), "\(text.output)")
         #expect(text.output.contains("LE Encryption"), "\(text.output)")
         #expect(text.output.contains("disconnected: Connection Terminated By Local Host (0x16)"), "\(text.output)")
 
-        let json = try CentralTool().run(["connect", "C4:4B:4D:00:00:01/random", "--transport", transport, "--json", "--hold", "0.2"])
+        let json = try await CentralTool().run(["connect", "C4:4B:4D:00:00:01/random", "--transport", transport, "--json", "--hold", "0.2"])
         #expect(json.status == 0, "\(json.errors)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
         #expect(object["address"] as? String == "C4:4B:4D:00:00:01")
@@ -110,7 +110,7 @@ import TestSupport
         #expect(object["supervisionTimeoutMilliseconds"] as? Int == 4000)
         #expect(object["maxTxOctets"] as? Int == 27)
 
-        let refused = try CentralTool().run(["connect", "C4:4B:4D:00:00:02/random", "--transport", transport, "--timeout", "0.5"])
+        let refused = try await CentralTool().run(["connect", "C4:4B:4D:00:00:02/random", "--transport", transport, "--timeout", "0.5"])
         #expect(refused.status != 0)
         #expect(refused.errors.contains("is it advertising connectably and in range?"), "\(refused.errors)")
     }

@@ -13,18 +13,24 @@ import TestSupport
         }
     }
 
-    @Test func activeScanAsJSONLinesForADuration() throws {
+    @Test func activeScanAsJSONLinesForADuration() async throws {
         let harness = try Self.harness.get()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CentralTool.executable)
-        process.arguments = ["scan", "--transport", "tcp:127.0.0.1:\(harness.radio.tcpPort)", "--duration", "1", "--active", "--duplicates", "first"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let port = harness.radio.tcpPort
+        // The process is driven on a thread of its own: blocking reads must not hold a
+        // cooperative thread while other suites run.
+        let (status, data) = try await onOwnThread {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CentralTool.executable)
+            process.arguments = ["scan", "--transport", "tcp:127.0.0.1:\(port)", "--duration", "1", "--active", "--duplicates", "first"]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, data)
+        }
+        #expect(status == 0)
         // Not a terminal, so JSON lines; "first" shows each device once.
         let lines = try jsonLines(String(decoding: data, as: UTF8.self))
         let addresses = lines.compactMap { $0["address"] as? String }
@@ -39,29 +45,33 @@ import TestSupport
         #expect(manufacturer["data"] as? String == "010203")
     }
 
-    @Test func ctrlCDisablesScanningAndExitsCleanly() throws {
+    @Test func ctrlCDisablesScanningAndExitsCleanly() async throws {
         let harness = try Self.harness.get()
         let capture = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-scan-sigint-\(getpid()).btsnoop").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CentralTool.executable)
-        // --duration is only a watchdog here: SIGINT comes long before.
-        process.arguments = ["scan", "--transport", "tcp:127.0.0.1:\(harness.radio.tcpPort)", "--json", "--address", "C4:4B:4D:00:00:02", "--duration", "20", "--btsnoop", capture]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Wait for the first line: scanning is running.
-        var received = Data()
-        while !received.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            received.append(chunk)
+        let port = harness.radio.tcpPort
+        let (exited, status, received) = try await onOwnThread {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CentralTool.executable)
+            // --duration is only a watchdog here: SIGINT comes long before.
+            process.arguments = ["scan", "--transport", "tcp:127.0.0.1:\(port)", "--json", "--address", "C4:4B:4D:00:00:02", "--duration", "20", "--btsnoop", capture]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Wait for the first line: scanning is running.
+            var received = Data()
+            while !received.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                received.append(chunk)
+            }
+            process.interrupt()
+            received.append(output.fileHandleForReading.readDataToEndOfFile())
+            process.waitUntilExit()
+            return (process.terminationReason == .exit, process.terminationStatus, received)
         }
-        process.interrupt()
-        received.append(output.fileHandleForReading.readDataToEndOfFile())
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
+        #expect(exited)
+        #expect(status == 0)
         let lines = try jsonLines(String(decoding: received, as: UTF8.self))
         #expect(!lines.isEmpty)
         #expect(lines.allSatisfy { $0["address"] as? String == "C4:4B:4D:00:00:02" })
@@ -70,6 +80,6 @@ import TestSupport
         let enables = commands.filter { $0.bytes.starts(with: [0x42, 0x20]) || $0.bytes.starts(with: [0x0C, 0x20]) }
         #expect(enables.count == 2)
         #expect(enables.last?.bytes.dropFirst(3).first == 0)
-        #expect(try Tshark.check(capture).malformed.isEmpty)
+        #expect(try await Tshark.check(capture).malformed.isEmpty)
     }
 }

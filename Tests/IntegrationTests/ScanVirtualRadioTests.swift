@@ -111,7 +111,7 @@ typealias Scanner = HCI.Scanner
         let harness = try Self.harness.get()
         let (scanner, controller) = try await makeScanner()
         defer { controller.close() }
-        defer { try? harness.control("rssi advertiser -50") }
+        defer { try? harness.controlBlocking("rssi advertiser -50") }
         // Only RSSI moves matter here: a long interval keeps repeats out.
         let filter = ScanFilter(addresses: [Self.beacon], duplicates: .whenRSSIChanges(byMoreThan: 5, orEvery: .seconds(60)))
         let stream = scanner.advertisements(matching: filter)
@@ -124,9 +124,9 @@ typealias Scanner = HCI.Scanner
         }
         let first = try await collect(scanner.advertisements(matching: ScanFilter(addresses: [Self.beacon])))
         #expect(first.first?.rssi == -50)
-        try harness.control("rssi advertiser -70")
+        try await harness.control("rssi advertiser -70")
         _ = try await collect(scanner.advertisements(matching: ScanFilter(addresses: [Self.beacon])), where: { $0.rssi == -70 })
-        try harness.control("rssi advertiser -40")
+        try await harness.control("rssi advertiser -40")
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await reader.value }
             group.addTask {
@@ -158,7 +158,7 @@ typealias Scanner = HCI.Scanner
         let enables = commands.filter { $0.bytes.starts(with: [0x42, 0x20]) }
         #expect(enables.count == 2, "one enable, one disable: the stream and the session share one scan")
         #expect(enables.last?.bytes.dropFirst(3).first == 0)
-        let report = try Tshark.check(path)
+        let report = try await Tshark.check(path)
         #expect(report.malformed.isEmpty, "tshark: \(report.malformed)")
     }
 }

@@ -23,7 +23,7 @@ import TestSupport
 
         let info = try await controller.powerOn()
         // The address the radio gave this client is the one bring-up read.
-        let client = try harness.clientID(address: info.address.description)
+        let client = try await harness.clientID(address: info.address.description)
         #expect(info.address.description.hasPrefix("F0:0D:00:00:00:"))
         #expect(info.aclBuffer.packetLength > 0 && info.aclBuffer.packetCount > 0)
         #expect(info.leFeatures.contains(.leEncryption))
@@ -33,7 +33,7 @@ import TestSupport
         // The radio injects a Hardware Error; the driver reports it, resets, brings up again.
         var updates = controller.statusUpdates().makeAsyncIterator()
         #expect(await updates.next() == .ready(info))
-        try harness.control("hardware-error 66 \(client)")
+        try await harness.control("hardware-error 66 \(client)")
         #expect(await updates.next() == .recovering(hardwareCode: 66))
         #expect(await updates.next() == .bringingUp)
         let recovered = await updates.next()
@@ -48,7 +48,7 @@ import TestSupport
         let packets = file.records.compactMap(\.packet)
         #expect(packets.contains(HCIPacket(.event, [0x10, 0x01, 0x42])))
         #expect(packets.filter { $0 == HCIPacket(.command, Reset().encode()) }.count == 2)
-        let report = try Tshark.check(path)
+        let report = try await Tshark.check(path)
         #expect(report.packets == file.records.count)
         #expect(report.malformed.isEmpty, "tshark: \(report.malformed)")
     }

@@ -20,7 +20,7 @@ import TestSupport
         // Garbage between packets: a lone byte that is no packet indicator, then a byte
         // that looks like an event indicator followed by an impossible event code.
         for garbage in ["ff", "04 00", "02"] {
-            try harness.control("garbage \(garbage.replacingOccurrences(of: " ", with: "")) pty")
+            try await harness.control("garbage \(garbage.replacingOccurrences(of: " ", with: "")) pty")
             for _ in 0..<3 {
                 #expect(try await controller.send(ReadBDADDR()).address == info.address)
             }

@@ -17,9 +17,21 @@ public final class RadioHarness: Sendable {
         radio = try VirtualRadio.launch(arguments: arguments + ["--btsnoop", directory])
     }
 
-    /// Skips event lines until one named `name` satisfies `predicate`.
+    /// Skips event lines until one named `name` satisfies `predicate`. Waits on a thread of
+    /// its own: a blocked cooperative thread would stall other suites' async tests (the pool
+    /// has one thread per core, two on CI).
     @discardableResult
     public func waitForEvent(
+        _ name: String, timeout: Duration = .seconds(10),
+        where predicate: @escaping @Sendable ([String: Any]) -> Bool = { _ in true }
+    ) async throws -> [String: Any] {
+        try await onOwnThread { RadioEventObject(object: try self.waitForEventBlocking(name, timeout: timeout, where: predicate)) }.object
+    }
+
+    /// ``waitForEvent(_:timeout:where:)`` on the calling thread, for code that already runs
+    /// on a thread of its own.
+    @discardableResult
+    public func waitForEventBlocking(
         _ name: String, timeout: Duration = .seconds(10),
         where predicate: ([String: Any]) -> Bool = { _ in true }
     ) throws -> [String: Any] {
@@ -36,15 +48,20 @@ public final class RadioHarness: Sendable {
         }
     }
 
-    /// Sends a control line and waits for the radio's acknowledgement.
-    public func control(_ line: String) throws {
+    /// Sends a control line and waits for the radio's acknowledgement (on its own thread).
+    public func control(_ line: String) async throws {
+        try await onOwnThread { try self.controlBlocking(line) }
+    }
+
+    /// ``control(_:)`` on the calling thread.
+    public func controlBlocking(_ line: String) throws {
         try radio.send(controlLine: line)
-        try waitForEvent("ack")
+        try waitForEventBlocking("ack")
     }
 
     /// The radio's client id for the exposed controller whose address is `address`.
-    public func clientID(address: String) throws -> Int {
-        let event = try waitForEvent("client") { ($0["address"] as? String)?.hasPrefix(address) == true }
+    public func clientID(address: String) async throws -> Int {
+        let event = try await waitForEvent("client") { ($0["address"] as? String)?.hasPrefix(address) == true }
         guard let id = event["id"] as? Int else { throw HarnessError.noEvent("client id") }
         return id
     }
@@ -55,6 +72,19 @@ public final class RadioHarness: Sendable {
     }
 }
 
+/// A radio event's fields, handed from the waiting thread to the test.
+struct RadioEventObject: @unchecked Sendable {
+    var object: [String: Any]
+}
+
+/// Runs blocking work (a process, a pipe, a radio line) on a thread of its own, so the
+/// cooperative pool stays free for the other tests running in parallel.
+public func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try work() }) }.start()
+    }
+}
+
 /// Runs tshark on a capture: how many packets it decoded and which it found malformed.
 public enum Tshark {
     public struct Report: Sendable {
@@ -62,7 +92,12 @@ public enum Tshark {
         public var malformed: String
     }
 
-    public static func check(_ path: String) throws -> Report {
+    /// Runs on a thread of its own (see ``onOwnThread(_:)``).
+    public static func check(_ path: String) async throws -> Report {
+        try await onOwnThread { try checkBlocking(path) }
+    }
+
+    public static func checkBlocking(_ path: String) throws -> Report {
         let all = try run(["-r", path])
         let malformed = try run(["-r", path, "-Y", "_ws.malformed"])
         return Report(packets: all.split(separator: "\n").count, malformed: malformed)
