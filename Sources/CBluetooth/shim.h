@@ -85,4 +85,13 @@ static inline int bareble_open_pty_master(char *path, size_t length) {
     return master;
 }
 
+/* posix_spawn_file_actions_addclosefrom_np (glibc 2.34+) is declared only under _GNU_SOURCE,
+   which Swift's Glibc module does not define: declare it here so a spawned child (the
+   virtual radio) inherits none of our descriptors. */
+#include <spawn.h>
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+static inline int bareble_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+
 #endif

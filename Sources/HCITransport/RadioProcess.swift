@@ -37,6 +37,9 @@ enum RadioProcess {
         posix_spawn_file_actions_adddup2(&actions, control[1], 0)
         posix_spawn_file_actions_adddup2(&actions, output.write, 1)
         posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
+        // Nothing else of ours may leak into the radio: it would hold our sockets and pipes
+        // open (a caller waiting for end-of-file on one would wait for the radio's lifetime).
+        bareble_spawn_close_from(&actions, 3)
 
         let argv = ([python] + arguments).map { strdup($0) }
         defer { argv.forEach { free($0) } }

@@ -6,7 +6,7 @@ import Synchronization
 /// A client on a scripted bearer, with a short transaction timeout so a silent peer is
 /// noticed quickly (the outcome is asserted, never the time taken).
 func makeClient(
-    _ script: [ScriptedBearer.Step], mtu: UInt16 = 23, timeout: Duration = .seconds(5),
+    _ script: [ScriptedBearer.Step], mtu: UInt16 = 23, timeout: Duration = ATTConstants.transactionTimeout,
     serverPDUHandler: (@Sendable (ATTPDU) -> Void)? = nil
 ) -> (ATTClient, ScriptedBearer) {
     let bearer = ScriptedBearer(script, mtu: mtu)

@@ -6,7 +6,7 @@ import TestSupport
 
 /// A GATT client over a scripted ATT server (BlueZ unit/test-gatt.c style).
 func makeGATT(
-    _ script: [ScriptedBearer.Step], mtu: UInt16 = 23, timeout: Duration = .seconds(5)
+    _ script: [ScriptedBearer.Step], mtu: UInt16 = 23, timeout: Duration = ATTConstants.transactionTimeout
 ) -> (GATTClient, ScriptedBearer) {
     let bearer = ScriptedBearer(script, mtu: mtu)
     return (GATTClient(att: ATTClient(bearer: bearer, transactionTimeout: timeout)), bearer)

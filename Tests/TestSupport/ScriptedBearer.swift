@@ -172,7 +172,7 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
 /// every wait in a test has a deadline, so a broken client fails the test instead of
 /// hanging it.
 public func withDeadline<T: Sendable>(
-    _ what: String, seconds: Double = 5, _ body: @escaping @Sendable () async throws -> T
+    _ what: String, seconds: Double = 20, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await body() }
