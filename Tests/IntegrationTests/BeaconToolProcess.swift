@@ -123,11 +123,6 @@ final class BeaconToolProcess: @unchecked Sendable {
 }
 
 /// Runs blocking `work` on a new thread (see ``BeaconToolProcess``).
-/// The `[String: Any]` of a radio event, handed from the waiting thread to the test.
-struct RadioEvent: @unchecked Sendable {
-    var object: [String: Any]
-}
-
 extension RadioHarness {
     /// When a control line went out and when its ack came back, both read on the thread
     /// that did it: a test task may resume much later on a loaded machine.

@@ -2,7 +2,7 @@ import BluetoothCore
 
 /// Handle Value Notification (0x1B, Core 5.4 Vol 3 Part F 3.4.7.1): a server-initiated
 /// value, not confirmed.
-public struct HandleValueNotification: ATTPDUParameters, Hashable {
+public struct HandleValueNotification: AttributeHandleValueParameters, Hashable {
     public static let opcode = ATTOpcode.handleValueNotification
 
     public var attributeHandle: UInt16
@@ -12,21 +12,11 @@ public struct HandleValueNotification: ATTPDUParameters, Hashable {
         self.attributeHandle = attributeHandle
         self.attributeValue = attributeValue
     }
-
-    public init(decoding reader: inout ByteReader) throws(DecodeError) {
-        attributeHandle = try reader.readUInt16()
-        attributeValue = reader.readRemaining()
-    }
-
-    public func encode(into writer: inout ByteWriter) {
-        writer.write(attributeHandle)
-        writer.write(contentsOf: attributeValue)
-    }
 }
 
 /// Handle Value Indication (0x1D, 3.4.7.2): a server-initiated value the client must
 /// confirm; the server sends no other indication until it is confirmed.
-public struct HandleValueIndication: ATTPDUParameters, Hashable {
+public struct HandleValueIndication: AttributeHandleValueParameters, Hashable {
     public static let opcode = ATTOpcode.handleValueIndication
 
     public var attributeHandle: UInt16
@@ -35,16 +25,6 @@ public struct HandleValueIndication: ATTPDUParameters, Hashable {
     public init(attributeHandle: UInt16, attributeValue: [UInt8]) {
         self.attributeHandle = attributeHandle
         self.attributeValue = attributeValue
-    }
-
-    public init(decoding reader: inout ByteReader) throws(DecodeError) {
-        attributeHandle = try reader.readUInt16()
-        attributeValue = reader.readRemaining()
-    }
-
-    public func encode(into writer: inout ByteWriter) {
-        writer.write(attributeHandle)
-        writer.write(contentsOf: attributeValue)
     }
 }
 

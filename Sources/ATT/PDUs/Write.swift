@@ -2,7 +2,7 @@ import BluetoothCore
 
 /// Write Request (0x12, Core 5.4 Vol 3 Part F 3.4.5.1): write a value, answered with a
 /// Write Response or an Error Response.
-public struct WriteRequest: ATTPDUParameters, Hashable {
+public struct WriteRequest: AttributeHandleValueParameters, Hashable {
     public static let opcode = ATTOpcode.writeRequest
 
     public var attributeHandle: UInt16
@@ -11,16 +11,6 @@ public struct WriteRequest: ATTPDUParameters, Hashable {
     public init(attributeHandle: UInt16, attributeValue: [UInt8]) {
         self.attributeHandle = attributeHandle
         self.attributeValue = attributeValue
-    }
-
-    public init(decoding reader: inout ByteReader) throws(DecodeError) {
-        attributeHandle = try reader.readUInt16()
-        attributeValue = reader.readRemaining()
-    }
-
-    public func encode(into writer: inout ByteWriter) {
-        writer.write(attributeHandle)
-        writer.write(contentsOf: attributeValue)
     }
 }
 
@@ -33,7 +23,7 @@ public struct WriteResponse: ATTPDUParameters, Hashable {
 }
 
 /// Write Command (0x52, 3.4.5.3): write a value with no response, not even an error.
-public struct WriteCommand: ATTPDUParameters, Hashable {
+public struct WriteCommand: AttributeHandleValueParameters, Hashable {
     public static let opcode = ATTOpcode.writeCommand
 
     public var attributeHandle: UInt16
@@ -42,16 +32,6 @@ public struct WriteCommand: ATTPDUParameters, Hashable {
     public init(attributeHandle: UInt16, attributeValue: [UInt8]) {
         self.attributeHandle = attributeHandle
         self.attributeValue = attributeValue
-    }
-
-    public init(decoding reader: inout ByteReader) throws(DecodeError) {
-        attributeHandle = try reader.readUInt16()
-        attributeValue = reader.readRemaining()
-    }
-
-    public func encode(into writer: inout ByteWriter) {
-        writer.write(attributeHandle)
-        writer.write(contentsOf: attributeValue)
     }
 }
 
