@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ATT", targets: ["ATT"]),
         .library(name: "GATT", targets: ["GATT"]),
         .library(name: "SMP", targets: ["SMP"]),
+        .library(name: "Bonding", targets: ["Bonding"]),
         .library(name: "Beacon", targets: ["Beacon"]),
         .executable(name: "bareble-central", targets: ["bareble-central"]),
         .executable(name: "bareble-beacon", targets: ["bareble-beacon"]),
@@ -44,6 +45,9 @@ let package = Package(
             dependencies: ["BluetoothCore", "L2CAP", .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")],
             swiftSettings: strict
         ),
+        // The bond store (files) and privacy (our RPAs, resolving peers'): above SMP, whose
+        // keys it keeps, and HCI, whose advertising and resolving list it drives.
+        .target(name: "Bonding", dependencies: ["BluetoothCore", "HCI", "SMP"], swiftSettings: strict),
         .target(name: "Beacon", dependencies: ["BluetoothCore", "HCI"], swiftSettings: strict),
         // What the tools share: the transport options, JSON lines, stopping on Ctrl-C.
         .target(
@@ -84,6 +88,7 @@ let package = Package(
         .testTarget(name: "ATTTests", dependencies: ["ATT", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "GATTTests", dependencies: ["GATT", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SMPTests", dependencies: ["SMP", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "BondingTests", dependencies: ["Bonding", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "IntegrationTests", dependencies: ["HCI", "HCITransport", "TestSupport"], swiftSettings: strict),
     ]
