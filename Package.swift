@@ -58,7 +58,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bareble-central",
-            dependencies: ["HCI", "HCITransport", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["HCI", "HCITransport", "Bonding", "SMP", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-central",
             swiftSettings: strict
         ),
@@ -68,6 +68,8 @@ let package = Package(
             path: "tools/bareble-beacon",
             swiftSettings: strict
         ),
+        // The crash-safety test's victim: rewrites a bond file until killed.
+        .executableTarget(name: "bond-store-writer", dependencies: ["Bonding"], path: "tools/bond-store-writer", swiftSettings: strict),
         // Shared by the test targets only: seeded random input, the virtual radio's harness,
         // the scripted ATT bearer (ATT and GATT client conversations).
         .target(name: "TestSupport", dependencies: ["HCITransport", "ATT"], path: "Tests/TestSupport", swiftSettings: strict),
