@@ -11,16 +11,7 @@ import TestSupport
 @Suite(.serialized) struct BondStoreCrashTests {
     typealias F = BondFixtures
 
-    /// The writer sits beside the test bundle in the build folder.
-    static var writer: String {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("bond-store-writer").path) {
-            let up = directory.deletingLastPathComponent()
-            if up.path == directory.path { break }
-            directory = up
-        }
-        return directory.appendingPathComponent("bond-store-writer").path
-    }
+    static var writer: String { builtExecutable(named: "bond-store-writer") }
 
     @Test func killNineDuringWritesLeavesTheOldOrTheNewSet() async throws {
         let outcome = try await onOwnThread { try Self.killRepeatedly(times: 200, seed: 0x00C4_A511) }
