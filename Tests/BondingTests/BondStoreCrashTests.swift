@@ -15,9 +15,11 @@ import TestSupport
 
     @Test func killNineDuringWritesLeavesTheOldOrTheNewSet() async throws {
         let outcome = try await onOwnThread { try Self.killRepeatedly(times: 200, seed: 0x00C4_A511) }
-        // Both sets seen many times: the kills landed while the writer was busy writing,
-        // not only before it started.
-        #expect(outcome.setA >= 20 && outcome.setB >= 20, "A \(outcome.setA), B \(outcome.setB)")
+        // The writer got to write (it writes B first over the initial A) and some kills
+        // landed inside a write (its temporary file was left behind). How many depends on
+        // the machine's load, so only their existence is asserted.
+        #expect(outcome.setB >= 1, "A \(outcome.setA), B \(outcome.setB)")
+        #expect(outcome.leftoverTemporaryFiles >= 1)
         #expect(outcome.setA + outcome.setB == 200)
     }
 

@@ -37,7 +37,8 @@ let sets = [load(arguments[2]), load(arguments[3])]
 let local = sets[0].local.address
 do {
     let store = try BondStore(directory: arguments[1], identity: local.type == .public ? .public(local.address) : .randomStatic(local.address))
-    var turn = 0
+    // B first: the file starts as A, so a B seen after a kill proves a write completed.
+    var turn = 1
     while true {
         let next = sets[turn % 2].bonds
         try store.update { $0 = next }
