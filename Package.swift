@@ -78,9 +78,9 @@ let package = Package(
         .target(name: "CAllocationCounter", path: "tools/allocation-counter"),
         .executableTarget(
             name: "bareble-bench",
-            dependencies: ["HCI", "HCITransport", "CAllocationCounter", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["HCI", "HCITransport", "L2CAP", "ATT", "GATT", "CAllocationCounter", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-bench",
-            exclude: ["bumble_scan_baseline.py"],
+            exclude: ["bumble_scan_baseline.py", "bumble_notify_baseline.py"],
             swiftSettings: strict
         ),
         .testTarget(name: "BluetoothCoreTests", dependencies: ["BluetoothCore", "TestSupport"], swiftSettings: strict),
