@@ -32,6 +32,9 @@ public actor GATTClient {
 
     /// Subscriptions per value handle: how many consumers, and what the CCCD holds.
     var subscriptions: [UInt16: (consumers: Int, configuration: ClientCharacteristicConfiguration)] = [:]
+    /// The streams handed out per value handle, so ``unsubscribe(from:)`` can end them.
+    var consumerStreams: [UInt16: [UInt64: AsyncStream<[UInt8]>.Continuation]] = [:]
+    var nextConsumerID: UInt64 = 1
     var serviceChangedSubscription: ATTSubscription?
     var serviceChangedTask: Task<Void, Never>?
     /// Learnt from a Request Not Supported: Read Multiple Variable is not tried again.
