@@ -1,6 +1,7 @@
 import ArgumentParser
 import BareBLE
 import BluetoothCore
+import GATT
 import ToolSupport
 
 /// `bareble-central read ADDR CHAR`: one value, hex and decoded.
@@ -26,9 +27,16 @@ struct Read: AsyncParsableCommand {
         let selector = AttributeSelector(characteristic)!
         let text = try await device.connect { _, peripheral in
             let attribute = try await peripheral.select(selector, address: device.address)
-            let reading = switch attribute {
-            case .characteristic(let characteristic): try await peripheral.reading(characteristic)
-            case .descriptor(let descriptor): try await peripheral.reading(descriptor)
+            let reading: ValueReading
+            switch attribute {
+            case .characteristic(let characteristic):
+                // A Presentation Format decides how an unknown characteristic decodes.
+                if let format = characteristic.descriptor(GATTUUID.characteristicPresentationFormat) {
+                    _ = try? await peripheral.readValue(for: format)
+                }
+                reading = try await peripheral.reading(characteristic)
+            case .descriptor(let descriptor):
+                reading = try await peripheral.reading(descriptor)
             }
             if let error = reading.error { throw ToolError(userMessage(error, doing: "reading \(selector)")) }
             return json ? JSONValue.object([("uuid", .string(attribute.uuid.description))] + reading.jsonMembers).text : reading.text
