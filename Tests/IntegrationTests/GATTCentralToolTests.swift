@@ -7,19 +7,15 @@ import TestSupport
 @Suite(.serialized) struct GATTCentralTool {
     static let harness = Result { try RadioHarness(arguments: ["--tcp", "--peripheral"]) }
 
-    func run(_ arguments: [String]) async throws -> CentralTool.Run {
-        try await onOwnThread { try CentralTool.runBlocking(arguments, environment: [:]) }
-    }
-
     @Test func writeThenReadBack() async throws {
         let harness = try Self.harness.get()
         let transport = RadioPeripheral.transport(harness)
-        let wrote = try await run(["write", RadioPeripheral.address, RadioPeripheral.readWrite, "hello BareBLE", "--text"] + transport)
+        let wrote = try await RadioPeripheral.central(["write", RadioPeripheral.address, RadioPeripheral.readWrite, "hello BareBLE", "--text"] + transport)
         #expect(wrote.status == 0, "\(wrote.errors)")
         let seen = try await harness.waitForEvent("gatt-write") { $0["uuid"] as? String == RadioPeripheral.readWrite }
         #expect(seen["value"] as? String == "68656c6c6f2042617265424c45")
         #expect(seen["with_response"] as? Bool == true)
-        let read = try await run(["read", RadioPeripheral.address, RadioPeripheral.readWrite, "--json"] + transport)
+        let read = try await RadioPeripheral.central(["read", RadioPeripheral.address, RadioPeripheral.readWrite, "--json"] + transport)
         #expect(read.status == 0, "\(read.errors)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(read.output.utf8)) as? [String: Any])
         #expect(object["value"] as? String == "68656C6C6F2042617265424C45")
@@ -29,18 +25,18 @@ import TestSupport
         // 300 bytes (one Write Request at ATT_MTU 517), addressed by handle, read back.
         let long = (0..<300).map { String(format: "%02x", ($0 * 7) & 0xFF) }.joined()
         let handle = try await valueHandle(of: RadioPeripheral.readWrite, harness)
-        let longWrite = try await run(["write", RadioPeripheral.address, "0x" + String(handle, radix: 16), long] + transport)
+        let longWrite = try await RadioPeripheral.central(["write", RadioPeripheral.address, "0x" + String(handle, radix: 16), long] + transport)
         #expect(longWrite.status == 0, "\(longWrite.errors)")
         let seenLong = try await harness.waitForEvent("gatt-write") { $0["uuid"] as? String == RadioPeripheral.readWrite }
         #expect(seenLong["value"] as? String == long)
-        let longRead = try await run(["read", RadioPeripheral.address, String(handle)] + transport)
+        let longRead = try await RadioPeripheral.central(["read", RadioPeripheral.address, String(handle)] + transport)
         #expect(longRead.status == 0, "\(longRead.errors)")
         #expect(longRead.output.hasPrefix(long.uppercased()), "\(longRead.output)")
     }
 
     @Test func writeWithoutResponseReachesThePeer() async throws {
         let harness = try Self.harness.get()
-        let result = try await run(["write", RadioPeripheral.address, RadioPeripheral.writeWithoutResponse, "C0FFEE", "--without-response"] + RadioPeripheral.transport(harness))
+        let result = try await RadioPeripheral.central(["write", RadioPeripheral.address, RadioPeripheral.writeWithoutResponse, "C0FFEE", "--without-response"] + RadioPeripheral.transport(harness))
         #expect(result.status == 0, "\(result.errors)")
         let seen = try await harness.waitForEvent("gatt-write") { $0["uuid"] as? String == RadioPeripheral.writeWithoutResponse }
         #expect(seen["value"] as? String == "c0ffee")
@@ -102,20 +98,20 @@ import TestSupport
     @Test func badArgumentsSayWhatToGive() async throws {
         let harness = try Self.harness.get()
         let transport = RadioPeripheral.transport(harness)
-        let notAHandle = try await run(["read", RadioPeripheral.address, "zz"] + transport)
+        let notAHandle = try await RadioPeripheral.central(["read", RadioPeripheral.address, "zz"] + transport)
         #expect(notAHandle.status != 0)
         #expect(notAHandle.errors.contains("neither a UUID nor a handle"), "\(notAHandle.errors)")
-        let missing = try await run(["read", RadioPeripheral.address, "2A6E"] + transport)
+        let missing = try await RadioPeripheral.central(["read", RadioPeripheral.address, "2A6E"] + transport)
         #expect(missing.status != 0)
         #expect(missing.errors.contains("bareble-central explore"), "\(missing.errors)")
-        let notHex = try await run(["write", RadioPeripheral.address, RadioPeripheral.readWrite, "xyz"] + transport)
+        let notHex = try await RadioPeripheral.central(["write", RadioPeripheral.address, RadioPeripheral.readWrite, "xyz"] + transport)
         #expect(notHex.status != 0)
         #expect(notHex.errors.contains("--text"), "\(notHex.errors)")
     }
 
     /// The value handle the radio's database gives `uuid`.
     func valueHandle(of uuid: String, _ harness: RadioHarness) async throws -> Int {
-        let explored = try await run(["explore", RadioPeripheral.address, "--json"] + RadioPeripheral.transport(harness))
+        let explored = try await RadioPeripheral.central(["explore", RadioPeripheral.address, "--json"] + RadioPeripheral.transport(harness))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(explored.output.utf8)) as? [String: Any])
         let services = object["services"] as? [[String: Any]] ?? []
         let characteristic = services.flatMap { $0["characteristics"] as? [[String: Any]] ?? [] }.first { $0["uuid"] as? String == uuid }

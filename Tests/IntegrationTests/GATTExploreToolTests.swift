@@ -9,15 +9,11 @@ import TestSupport
 @Suite(.serialized) struct GATTExploreTool {
     static let harness = Result { try RadioHarness(arguments: ["--tcp", "--peripheral"]) }
 
-    func run(_ arguments: [String]) async throws -> CentralTool.Run {
-        try await onOwnThread { try CentralTool.runBlocking(arguments, environment: [:]) }
-    }
-
     @Test func exploreJSONIsTheRadiosDatabaseAndTheCaptureIsClean() async throws {
         let harness = try Self.harness.get()
         let defined = try await harness.waitForEvent("gatt-database") { $0["peer"] as? String == "peripheral" }
         let capture = RadioPeripheral.temporaryPath("explore.btsnoop")
-        let result = try await run(["explore", RadioPeripheral.address, "--json", "--btsnoop", capture] + RadioPeripheral.transport(harness))
+        let result = try await RadioPeripheral.central(["explore", RadioPeripheral.address, "--json", "--btsnoop", capture] + RadioPeripheral.transport(harness))
         #expect(result.status == 0, "\(result.errors)")
         let explored = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
 
@@ -118,7 +114,7 @@ import TestSupport
 
     @Test func theHumanTreeNamesEverything() async throws {
         let harness = try Self.harness.get()
-        let result = try await run(["explore", RadioPeripheral.address + "/random"] + RadioPeripheral.transport(harness))
+        let result = try await RadioPeripheral.central(["explore", RadioPeripheral.address + "/random"] + RadioPeripheral.transport(harness))
         #expect(result.status == 0, "\(result.errors)")
         #expect(result.output.contains("BareBLE-HRM C4:4B:4D:00:00:01/random, ATT MTU 517, 8 services"))
         #expect(result.output.contains("secondary service 1804 TX Power"))
@@ -129,7 +125,7 @@ import TestSupport
 
     @Test func readingTheEncryptedCharacteristicSaysToPair() async throws {
         let harness = try Self.harness.get()
-        let result = try await run(["read", RadioPeripheral.address, RadioPeripheral.encrypted] + RadioPeripheral.transport(harness))
+        let result = try await RadioPeripheral.central(["read", RadioPeripheral.address, RadioPeripheral.encrypted] + RadioPeripheral.transport(harness))
         #expect(result.status != 0)
         #expect(result.errors.contains("Insufficient Authentication"), "\(result.errors)")
         #expect(result.errors.contains("needs an encrypted link: pair first (`bareble-central pair`, coming)"), "\(result.errors)")

@@ -21,6 +21,19 @@ import TestSupport
         return central
     }
 
+    /// A fresh Central connected to the peripheral, its database discovered.
+    func discovered(_ harness: RadioHarness) async throws -> (Central, Peripheral) {
+        let central = try await openCentral(harness)
+        let peripheral = try await central.connect(to: Self.peripheral, timeout: .seconds(5))
+        try await peripheral.discoverServices()
+        return (central, peripheral)
+    }
+
+    func characteristic(_ short: String, of peripheral: Peripheral) throws -> Characteristic {
+        let uuid = try #require(BluetoothUUID(RadioPeripheral.uuid(short)))
+        return try #require(peripheral.characteristic(uuid))
+    }
+
     @Test func aReconnectWithAnUnchangedHashDoesNoDiscovery() async throws {
         let harness = try Self.harness.get()
         let central = try await openCentral(harness)
@@ -86,12 +99,9 @@ import TestSupport
 
     @Test func theEncryptedCharacteristicFailsWithATypedErrorThatAsksForPairing() async throws {
         let harness = try Self.harness.get()
-        let central = try await openCentral(harness)
+        let (central, peripheral) = try await discovered(harness)
         defer { central.close() }
-        let peripheral = try await central.connect(to: Self.peripheral, timeout: .seconds(5))
-        try await peripheral.discoverServices()
-        let secretUUID = try #require(BluetoothUUID("B4AE0007-7E57-4BA2-B1E0-00000000C0DE"))
-        let secret = try #require(peripheral.characteristic(secretUUID))
+        let secret = try characteristic("0007", of: peripheral)
         do {
             _ = try await peripheral.readValue(for: secret)
             Issue.record("an unencrypted read of the encrypted characteristic succeeded")
@@ -109,14 +119,10 @@ import TestSupport
 
     @Test func thePeerDisconnectingFailsPendingOperationsWithTheHCIReason() async throws {
         let harness = try Self.harness.get()
-        let central = try await openCentral(harness)
+        let (central, peripheral) = try await discovered(harness)
         defer { central.close() }
-        let peripheral = try await central.connect(to: Self.peripheral, timeout: .seconds(5))
-        try await peripheral.discoverServices()
-        let longUUID = try #require(BluetoothUUID("B4AE0002-7E57-4BA2-B1E0-00000000C0DE"))
-        let notifyUUID = try #require(BluetoothUUID("B4AE0005-7E57-4BA2-B1E0-00000000C0DE"))
-        let long = try #require(peripheral.characteristic(longUUID))
-        let notify = try #require(peripheral.characteristic(notifyUUID))
+        let long = try characteristic("0002", of: peripheral)
+        let notify = try characteristic("0005", of: peripheral)
         let values = try await peripheral.notifications(for: notify)
         #expect(notify.isNotifying)
         // Reads back to back, so one is pending when the link drops.

@@ -19,6 +19,11 @@ enum RadioPeripheral {
     /// a response has Length 6 (handle + 4); this excludes exactly those packets.
     static let tsharkIncludeFalsePositive = "btatt.opcode == 0x09 && btatt.length == 6"
 
+    /// `bareble-central` with `arguments`, to its exit, off the cooperative pool.
+    static func central(_ arguments: [String]) async throws -> CentralTool.Run {
+        try await onOwnThread { try CentralTool.runBlocking(arguments, environment: [:]) }
+    }
+
     static func transport(_ harness: RadioHarness) -> [String] {
         ["--transport", "tcp:127.0.0.1:\(harness.radio.tcpPort)"]
     }
