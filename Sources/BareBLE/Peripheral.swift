@@ -23,7 +23,7 @@ public final class Peripheral: Sendable, CustomStringConvertible {
     let discovered = Mutex<GATTDatabase?>(nil)
     private let changes: AsyncStream<[Service]>
     private let changesContinuation: AsyncStream<[Service]>.Continuation
-    private let watcher = Mutex<Task<Void, Never>?>(nil)
+    private let watcher = Mutex<[Task<Void, Never>]>([])
 
     init(central: Central, connection: Connection) {
         self.central = central
@@ -46,11 +46,17 @@ public final class Peripheral: Sendable, CustomStringConvertible {
             }
             continuation.finish()
         }
-        watcher.withLock { $0 = task }
+        // No change can come once the link is gone: the stream ends with it.
+        let ending = Task { [connection] in
+            _ = try? await connection.disconnection()
+            continuation.finish()
+            task.cancel()
+        }
+        watcher.withLock { $0 = [task, ending] }
     }
 
     deinit {
-        watcher.withLock { $0?.cancel() }
+        watcher.withLock { tasks in for task in tasks { task.cancel() } }
         changesContinuation.finish()
     }
 
@@ -97,7 +103,8 @@ public final class Peripheral: Sendable, CustomStringConvertible {
     public var services: [Service] { objects.withLock { $0 } }
 
     /// The database after each Service Changed indication, once the client rediscovered
-    /// the affected services (CoreBluetooth's `didModifyServices`). Ends with the link.
+    /// the affected services (CoreBluetooth's `didModifyServices`). Ends with the link. One
+    /// stream per peripheral: iterate it from one task at a time.
     public var serviceChanges: AsyncStream<[Service]> { changes }
 
     /// Ends the connection, after everything queued for it was handed to the controller,

@@ -144,6 +144,12 @@ import TestSupport
         }
         #expect(ended)
         #expect(!notify.isNotifying)
+        let changes = peripheral.serviceChanges
+        let changesEnded = try await withDeadline("serviceChanges to end", seconds: 5) {
+            for await _ in changes {}
+            return true
+        }
+        #expect(changesEnded)
         // Later operations fail at once with the same reason.
         do {
             _ = try await peripheral.readValue(for: long)

@@ -26,7 +26,7 @@ public actor GATTClient {
     /// The database discovered (or remembered and confirmed) on this connection.
     public private(set) var database: GATTDatabase?
     /// Told after each Service Changed indication once the affected range is rediscovered;
-    /// ends when the bearer closes.
+    /// ends when the client is released (a closed bearer brings no more changes).
     public nonisolated let databaseChanges: AsyncStream<GATTDatabaseChange>
     let changes: AsyncStream<GATTDatabaseChange>.Continuation
 
