@@ -1,4 +1,5 @@
 import Foundation
+import HCITransport
 import Testing
 import TestSupport
 
@@ -93,6 +94,30 @@ import TestSupport
         try await harness.waitForEvent("subscription") { $0["characteristic"] as? String == target && $0["cccd"] as? String == "none" }
         // Then the tool disconnected: Remote User Terminated Connection.
         try await harness.waitForEvent("disconnected") { $0["peer"] as? String == "peripheral" && $0["reason"] as? Int == 0x13 }
+    }
+
+    /// `--gatt-cache DIR`: the second run of the tool, a new process, reads the Database
+    /// Hash and sends no discovery request (counted in its capture).
+    @Test func aCacheDirectoryLetsTheNextRunSkipDiscovery() async throws {
+        let harness = try Self.harness.get()
+        let directory = RadioPeripheral.temporaryPath("gatt-cache")
+        var captures: [String] = []
+        for run in 1...2 {
+            let capture = RadioPeripheral.temporaryPath("cache-\(run).btsnoop")
+            captures.append(capture)
+            let result = try await RadioPeripheral.central(
+                ["read", RadioPeripheral.address, "2A19", "--gatt-cache", directory, "--btsnoop", capture] + RadioPeripheral.transport(harness))
+            #expect(result.status == 0, "\(result.errors)")
+            #expect(result.output.hasPrefix("57  87%"), "\(result.output)")
+        }
+        let file = try String(contentsOfFile: directory + "/C4-4B-4D-00-00-01-random.gatt", encoding: .utf8)
+        #expect(file.hasPrefix("gatt-database 1\nhash "))
+        let first = try #require(ATTRequests.perConnection(try BTSnoopFile(contentsOf: captures[0])).first)
+        let second = try #require(ATTRequests.perConnection(try BTSnoopFile(contentsOf: captures[1])).first)
+        #expect(first.filter(ATTRequests.isDiscovery).count >= 6, "\(first)")
+        #expect(second.filter(ATTRequests.isDiscovery).isEmpty, "\(second)")
+        // Exchange MTU, Read By Type for the hash, the Service Changed CCCD write, the Read.
+        #expect(second.map(\.first) == [0x02, 0x08, 0x12, 0x0A], "\(second)")
     }
 
     @Test func badArgumentsSayWhatToGive() async throws {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BareBLE
 import BluetoothCore
+import Glibc
 import HCI
 import ToolSupport
 
@@ -19,6 +20,9 @@ struct PeripheralOptions: ParsableArguments {
     @Option(name: .customLong("scan-timeout"), help: "Seconds to scan for the address type when ADDRESS has no /public or /random.")
     var scanTimeout: Double = 5
 
+    @Option(name: .customLong("gatt-cache"), help: "Keep each device's GATT database in this directory, so the next run reads the Database Hash instead of discovering again. Default: $BAREBLE_GATT_CACHE, else none.")
+    var gattCache: String?
+
     func validate() throws {
         guard DeviceAddress(address) != nil else {
             throw ValidationError("\(address) is not an address: use AA:BB:CC:DD:EE:FF, optionally /public or /random")
@@ -32,7 +36,8 @@ struct PeripheralOptions: ParsableArguments {
 
     /// Opens the controller, powers it on and returns the Central.
     func openCentral() async throws -> Central {
-        let central = Central(controller: try transport.openController())
+        let directory = gattCache ?? getenv("BAREBLE_GATT_CACHE").map { String(cString: $0) }
+        let central = Central(controller: try transport.openController(), cache: GATTCache(directory: directory))
         do {
             try await central.powerOn()
         } catch {
