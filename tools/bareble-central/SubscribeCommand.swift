@@ -77,7 +77,7 @@ struct Subscribe: AsyncParsableCommand {
                 }
                 return "unsubscribed after \(received) values"
             }
-            return "the link ended after \(received) values (\(peripheral.state))"
+            return "the link ended after \(received) values (\(peripheral.connection.disconnectReason.map { "\($0)" } ?? "transport closed"))"
         }
         printError(ending)
     }
