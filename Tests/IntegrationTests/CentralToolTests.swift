@@ -7,7 +7,7 @@ import TestSupport
 @Suite(.serialized) struct CentralTool {
     static let harness = Result { try RadioHarness(arguments: ["--tcp"]) }
 
-    static var executable: String { ToolProcess.executable("bareble-central") }
+    static var executable: String { builtExecutable(named: "bareble-central") }
 
     struct Run: Sendable {
         var status: Int32

@@ -24,17 +24,6 @@ final class ToolProcess: @unchecked Sendable {
         }
     }
 
-    /// The tools sit beside the test bundle in the build folder.
-    static func executable(_ name: String) -> String {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path) {
-            let up = directory.deletingLastPathComponent()
-            if up.path == directory.path { break }
-            directory = up
-        }
-        return directory.appendingPathComponent(name).path
-    }
-
     let process = Process()
     private let condition = NSCondition()
     // Guarded by `condition`.
@@ -45,7 +34,7 @@ final class ToolProcess: @unchecked Sendable {
     private let errors = Pipe()
 
     init(_ arguments: [String], tool: String = "bareble-beacon") throws {
-        process.executableURL = URL(fileURLWithPath: Self.executable(tool))
+        process.executableURL = URL(fileURLWithPath: builtExecutable(named: tool))
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "BAREBLE_TRANSPORT")
