@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "SMP", targets: ["SMP"]),
         .library(name: "Bonding", targets: ["Bonding"]),
         .library(name: "Beacon", targets: ["Beacon"]),
+        .library(name: "BareBLE", targets: ["BareBLE"]),
         .executable(name: "bareble-central", targets: ["bareble-central"]),
         .executable(name: "bareble-beacon", targets: ["bareble-beacon"]),
         .executable(name: "bareble-bench", targets: ["bareble-bench"]),
@@ -49,6 +50,9 @@ let package = Package(
         // keys it keeps, and HCI, whose advertising and resolving list it drives.
         .target(name: "Bonding", dependencies: ["BluetoothCore", "HCI", "SMP"], swiftSettings: strict),
         .target(name: "Beacon", dependencies: ["BluetoothCore", "HCI"], swiftSettings: strict),
+        // The facade: Central / Peripheral / Service / Characteristic in CoreBluetooth's
+        // shape, wiring the layers below per connection. No logic of its own beyond that.
+        .target(name: "BareBLE", dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT"], swiftSettings: strict),
         // What the tools share: the transport options, JSON lines, stopping on Ctrl-C.
         .target(
             name: "ToolSupport",
@@ -58,7 +62,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bareble-central",
-            dependencies: ["HCI", "HCITransport", "Bonding", "SMP", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["BareBLE", "GATT", "ATT", "HCI", "HCITransport", "Bonding", "SMP", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-central",
             swiftSettings: strict
         ),
@@ -92,6 +96,6 @@ let package = Package(
         .testTarget(name: "SMPTests", dependencies: ["SMP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BondingTests", dependencies: ["Bonding", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "IntegrationTests", dependencies: ["HCI", "HCITransport", "Bonding", "SMP", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["BareBLE", "GATT", "ATT", "L2CAP", "HCI", "HCITransport", "Bonding", "SMP", "TestSupport"], swiftSettings: strict),
     ]
 )

@@ -39,8 +39,10 @@ public final class HCIController: Sendable {
         var inFlight: [PendingCommand] = []
         var eventHandlers: [UInt64: EventHandler] = [:] {
             // Rebuilt only when subscribers change, so delivering an event retains an array
-            // instead of allocating one: this runs for every advertising report.
-            didSet { eventHandlerList = Array(eventHandlers.values) }
+            // instead of allocating one: this runs for every advertising report. In
+            // subscription order, so a layer created first sees an event first: L2CAP knows
+            // a connection before the Connector (created after it) hands it to a caller.
+            didSet { eventHandlerList = eventHandlers.sorted { $0.key < $1.key }.map(\.value) }
         }
         var eventHandlerList: [EventHandler] = []
         var aclHandler: ACLHandler?
@@ -303,7 +305,8 @@ public final class HCIController: Sendable {
     // MARK: Subscriptions
 
     /// Registers a handler for every event, called on the transport's reader thread in
-    /// arrival order. Keep it short: it runs before the next packet is read.
+    /// arrival order; handlers registered earlier are called first. Keep it short: it runs
+    /// before the next packet is read.
     public func subscribe(_ handler: @escaping EventHandler) -> Subscription {
         let id = state.withLock { state in
             let id = state.nextID

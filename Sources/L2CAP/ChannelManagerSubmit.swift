@@ -12,3 +12,25 @@ extension ChannelManager {
         enqueue(BasicFrame(channelID: channel, payload: payload), handle: handle, completion: completion)
     }
 }
+
+extension ChannelManager {
+    /// Returns once every PDU queued so far on `handle` is in the controller, or failed
+    /// because the link ended. A Write Command (ATT's `send` only queues) can then be
+    /// followed by a Disconnect without the Disconnect overtaking it. Returns at once when
+    /// nothing is queued or the connection is unknown; no deadline of its own, like ``send(_:cid:connection:)``.
+    public func waitUntilSent(connection handle: UInt16) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let queued: Bool = state.withLock { state in
+                guard let last = state.connections[handle]?.outgoing.indices.last else { return false }
+                // The last PDU's outcome stands for all before it: one queue, sent in order.
+                let previous = state.connections[handle]?.outgoing[last].completion
+                state.connections[handle]?.outgoing[last].completion = { result in
+                    previous?(result)
+                    continuation.resume()
+                }
+                return true
+            }
+            if !queued { continuation.resume() }
+        }
+    }
+}

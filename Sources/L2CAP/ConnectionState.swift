@@ -9,7 +9,7 @@ struct OutgoingPDU: Sendable {
     let id: UInt64
     let fragments: [ACLDataPacket]
     var nextFragment = 0
-    let completion: Completion?
+    var completion: Completion?
 
     var hasUnsentFragments: Bool { nextFragment < fragments.count }
 }

@@ -38,6 +38,29 @@ import TestSupport
         #expect(bearer.failures.isEmpty)
     }
 
+    @Test func unsubscribeEndsEveryStreamAndWaitsForTheCCCDWrite() async throws {
+        let (client, bearer) = makeGATT([
+            step("12 0F 00 01 00", "13"),
+            step("12 0F 00 00 00", "13"),
+        ])
+        let first = try await client.subscribe(to: Self.measurement)
+        let second = try await client.subscribe(to: Self.measurement)
+        try await client.unsubscribe(from: Self.measurement)
+        // Written once, before unsubscribe returned; both streams are over.
+        #expect(bearer.sent.count == 2)
+        #expect(await client.subscriberCount(valueHandle: 0x000E) == 0)
+        let ended = try await withDeadline("both streams to end") {
+            for await _ in first {}
+            for await _ in second {}
+            return true
+        }
+        #expect(ended)
+        // Nothing more is written when nobody is subscribed.
+        try await client.unsubscribe(from: Self.measurement)
+        #expect(bearer.sent.count == 2)
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+    }
+
     @Test func aCharacteristicWithoutCCCDCannotBeSubscribed() async throws {
         let (client, _) = makeGATT([])
         let location = SampleServer.database.characteristic(GATTUUID.bodySensorLocation)!

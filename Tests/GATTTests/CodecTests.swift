@@ -92,3 +92,50 @@ import Testing
         #expect(throws: DecodeError.truncated(needed: 2, available: 1)) { try CharacteristicExtendedProperties(bytes: [0x01]) }
     }
 }
+
+/// The text form of a database, as the facade's cache directory keeps it.
+@Suite struct DatabaseTextTests {
+    static let database: GATTDatabase = {
+        let uuid128 = BluetoothUUID("B4AE0001-7E57-4BA2-B1E0-00000000C0DE")!
+        var service = GATTDatabase.Service(uuid: uuid128, handles: 0x0020...0x0034)
+        service.includes = [.init(handle: 0x0021, serviceHandles: 0x0019...0x001B, uuid: BluetoothUUID(UInt16(0x1804)))]
+        service.characteristics = [
+            .init(handle: 0x0023, properties: [.read, .notify], valueHandle: 0x0024, uuid: BluetoothUUID(UInt16(0x2A19)), endHandle: 0x0026,
+                  descriptors: [.init(handle: 0x0025, uuid: BluetoothUUID(UInt16(0x2901))), .init(handle: 0x0026, uuid: BluetoothUUID(UInt16(0x2902)))]),
+        ]
+        let secondary = GATTDatabase.Service(uuid: BluetoothUUID(UInt16(0x1804)), handles: 0x0019...0x001B, isPrimary: false)
+        return GATTDatabase(services: [service, secondary], databaseHash: Array(0..<16))
+    }()
+
+    @Test func roundTrips() {
+        let text = Self.database.text
+        #expect(text.hasPrefix("gatt-database 1\nhash 000102030405060708090A0B0C0D0E0F\nservice 0019 001B secondary 1804\n"))
+        #expect(GATTDatabase(text: text) == Self.database)
+        #expect(GATTDatabase(text: GATTDatabase().text) == GATTDatabase())
+    }
+
+    @Test func anythingElseIsNil() {
+        let good = Self.database.text
+        var lines = good.split(separator: "\n").map(String.init)
+        #expect(GATTDatabase(text: "") == nil)
+        #expect(GATTDatabase(text: "gatt-database 2\n") == nil)
+        #expect(GATTDatabase(text: String(good.dropLast(9))) == nil)  // a cut UUID
+        // Every single-line damage: a dropped field, a bad handle, a reversed range.
+        for index in lines.indices.dropFirst() {
+            var damaged = lines
+            damaged[index] = String(lines[index].split(separator: " ").dropLast().joined(separator: " "))
+            #expect(GATTDatabase(text: damaged.joined(separator: "\n")) == nil, "\(damaged[index])")
+            damaged[index] = lines[index].replacing("00", with: "ZZ", maxReplacements: 1)
+            #expect(GATTDatabase(text: damaged.joined(separator: "\n")) == nil, "\(damaged[index])")
+        }
+        lines[2] = "service 0034 0020 secondary 1804"
+        #expect(GATTDatabase(text: lines.joined(separator: "\n")) == nil)
+        #expect(GATTDatabase(text: "gatt-database 1\ndescriptor 0001 2902\n") == nil)
+        var random = SeededRandom(seed: 4)
+        for _ in 0..<2000 {
+            var text = Array(good.utf8)
+            for _ in 0..<3 { text[Int.random(in: 0..<text.count, using: &random)] = UInt8.random(in: 0...127, using: &random) }
+            _ = GATTDatabase(text: String(decoding: text, as: UTF8.self))
+        }
+    }
+}

@@ -241,6 +241,20 @@ func opcodes(_ packets: [HCIPacket]) -> [HCIOpcode] {
         subscription.cancel()
     }
 
+    /// Layers subscribe in the order they are built (L2CAP before the Connector), and a
+    /// later one must not see a connection before an earlier one does.
+    @Test func subscribersAreCalledInTheOrderTheySubscribed() async throws {
+        let (controller, transport) = try makeController()
+        let order = Mutex<[Int]>([])
+        let subscriptions = (0..<12).map { index in
+            controller.subscribe { _ in order.withLock { $0.append(index) } }
+        }
+        transport.inject([HCIPacket(.event, [0x1A, 0x01, 0x01])])
+        await transport.drain()
+        #expect(order.withLock { $0 } == Array(0..<12))
+        for subscription in subscriptions { subscription.cancel() }
+    }
+
     @Test func aclCreditsFollowCompletedPacketsAndDisconnections() async throws {
         let (controller, transport) = try makeController()
         try await controller.powerOn()

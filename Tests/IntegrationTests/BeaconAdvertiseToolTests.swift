@@ -8,7 +8,7 @@ import TestSupport
 
     @Test func anIBeaconIsHeardByteExactAndNonConnectable() async throws {
         let harness = try Self.harness.get()
-        let tool = try BeaconToolProcess([
+        let tool = try ToolProcess([
             "advertise", "ibeacon", "--uuid", "E2C56DB5-DFFB-48D2-B060-D0F5A71096E0", "--major", "7", "--minor", "513",
             "--power", "-59", "--interval", "50", "--duration", "10", "--transport", "tcp:127.0.0.1:\(harness.radio.tcpPort)",
         ])
@@ -27,7 +27,7 @@ import TestSupport
     }
 
     @Test func builderErrorsArePrintedAsTheySayWhatToDo() async throws {
-        let tool = try BeaconToolProcess(["advertise", "eddystone-url", "--url", "https://example.com/a/very/long/path", "--transport", "tcp:127.0.0.1:1"])
+        let tool = try ToolProcess(["advertise", "eddystone-url", "--url", "https://example.com/a/very/long/path", "--transport", "tcp:127.0.0.1:1"])
         let end = try await tool.finish()
         #expect(end.status != 0)
         #expect(end.errors.contains("too many"), "\(end.errors)")

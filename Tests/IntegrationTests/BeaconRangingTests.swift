@@ -12,7 +12,7 @@ import TestSupport
         let harness = try Self.harness.get()
         try await harness.send("rssi beacon1 \(RadioBeacons.measuredPower)")
         try await harness.send("rssi beacon2 -90")
-        let tool = try BeaconToolProcess(["range", "--json", "--uuid", RadioBeacons.uuid, "--duration", "15"] + transport(harness))
+        let tool = try ToolProcess(["range", "--json", "--uuid", RadioBeacons.uuid, "--duration", "15"] + transport(harness))
 
         // RSSI equal to the measured power: 1 m, near (immediate < 0.5 m <= near < 3 m).
         let near = try await tool.next("ranging beacon 1") { RadioBeacons.minor($0) == 1 && $0["proximity"] as? String != "unknown" }.object
@@ -52,7 +52,7 @@ import TestSupport
     @Test func calibrationPrintsTheMedianRSSIOfTheOneMatchingBeacon() async throws {
         let harness = try Self.harness.get()
         try await harness.send("rssi beacon1 -63")
-        let tool = try BeaconToolProcess(["calibrate", "--json", "--uuid", RadioBeacons.uuid, "--major", "1", "--minor", "1", "--seconds", "1.5"] + transport(harness))
+        let tool = try ToolProcess(["calibrate", "--json", "--uuid", RadioBeacons.uuid, "--major", "1", "--minor", "1", "--seconds", "1.5"] + transport(harness))
         let result = try await tool.next("the calibration") { $0["measuredPower"] != nil }.object
         #expect(result["measuredPower"] as? Int == -63, "\(result)")
         #expect(result["configure"] as? Int == -63)
@@ -61,7 +61,7 @@ import TestSupport
         #expect(try await tool.finish().status == 0)
 
         // Two beacons match the UUID alone: the tool says how to narrow it.
-        let ambiguous = try BeaconToolProcess(["calibrate", "--uuid", RadioBeacons.uuid, "--seconds", "1"] + transport(harness))
+        let ambiguous = try ToolProcess(["calibrate", "--uuid", RadioBeacons.uuid, "--seconds", "1"] + transport(harness))
         let end = try await ambiguous.finish()
         #expect(end.status != 0)
         #expect(end.errors.contains("2 beacons match"), "\(end.errors)")

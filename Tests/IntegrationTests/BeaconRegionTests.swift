@@ -12,7 +12,7 @@ import TestSupport
         let one = "\(RadioBeacons.uuid):1"
         let two = "\(RadioBeacons.uuid):1:2"
         let exitTimeout = 3.0
-        let tool = try BeaconToolProcess([
+        let tool = try ToolProcess([
             "monitor", "--json", "--region", two, "--region", one, "--exit-timeout", "\(exitTimeout)", "--duration", "25",
             "--transport", "tcp:127.0.0.1:\(harness.radio.tcpPort)",
         ])
@@ -53,9 +53,9 @@ import TestSupport
         let harness = try Self.harness.get()
         let transport = ["--transport", "tcp:127.0.0.1:\(harness.radio.tcpPort)"]
         let namespace = "00112233445566778899", instance = "AABBCCDDEEFF"
-        let monitor = try BeaconToolProcess(["monitor", "--json", "--region", "eddystone:\(namespace)", "--exit-timeout", "1", "--duration", "15"] + transport)
-        let range = try BeaconToolProcess(["range", "--json", "--eddystone", "--duration", "15"] + transport)
-        let transmitter = try BeaconToolProcess(["advertise", "eddystone-uid", "--namespace", namespace, "--instance", instance, "--power", "-20", "--interval", "50", "--duration", "2"] + transport)
+        let monitor = try ToolProcess(["monitor", "--json", "--region", "eddystone:\(namespace)", "--exit-timeout", "1", "--duration", "15"] + transport)
+        let range = try ToolProcess(["range", "--json", "--eddystone", "--duration", "15"] + transport)
+        let transmitter = try ToolProcess(["advertise", "eddystone-uid", "--namespace", namespace, "--instance", instance, "--power", "-20", "--interval", "50", "--duration", "2"] + transport)
         let announced = try await transmitter.next("the advertising line") { _ in true }
         #expect(announced.text.contains("0201060303AAFE1716AAFE00EC\(namespace)\(instance)0000"), "\(announced.text)")
         let enter = try await monitor.next("enter") { $0["event"] as? String == "enter" }.object
@@ -74,7 +74,7 @@ import TestSupport
     }
 
     @Test func aBadRegionSaysHowToWriteOne() async throws {
-        let tool = try BeaconToolProcess(["monitor", "--region", "1234:5"])
+        let tool = try ToolProcess(["monitor", "--region", "1234:5"])
         let end = try await tool.finish()
         #expect(end.status != 0)
         #expect(end.errors.contains("32 hex digits"), "\(end.errors)")

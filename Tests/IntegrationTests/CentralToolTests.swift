@@ -7,16 +7,7 @@ import TestSupport
 @Suite(.serialized) struct CentralTool {
     static let harness = Result { try RadioHarness(arguments: ["--tcp"]) }
 
-    /// The tool sits beside the test bundle in the build folder.
-    static var executable: String {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("bareble-central").path) {
-            let up = directory.deletingLastPathComponent()
-            if up.path == directory.path { break }
-            directory = up
-        }
-        return directory.appendingPathComponent("bareble-central").path
-    }
+    static var executable: String { builtExecutable(named: "bareble-central") }
 
     struct Run: Sendable {
         var status: Int32

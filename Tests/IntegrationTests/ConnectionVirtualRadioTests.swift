@@ -97,6 +97,7 @@ import TestSupport
         #expect(text.output.contains("connected to C4:4B:4D:00:00:01/random"), "\(text.output)")
         #expect(text.output.contains("role                 central"), "\(text.output)")
         #expect(text.output.contains("LE Encryption"), "\(text.output)")
+        #expect(text.output.contains("ATT MTU              517"), "\(text.output)")
         #expect(text.output.contains("disconnected: Connection Terminated By Local Host (0x16)"), "\(text.output)")
 
         let json = try await CentralTool().run(["connect", "C4:4B:4D:00:00:01/random", "--transport", transport, "--json", "--hold", "0.2"])
@@ -109,6 +110,8 @@ import TestSupport
         #expect((object["connectionIntervalMicroseconds"] as? Int ?? 0) >= 30_000)
         #expect(object["supervisionTimeoutMilliseconds"] as? Int == 4000)
         #expect(object["maxTxOctets"] as? Int == 27)
+        // The peer's server offers 517 too (tools/virtual-radio/README.md).
+        #expect(object["mtu"] as? Int == 517)
 
         let refused = try await CentralTool().run(["connect", "C4:4B:4D:00:00:02/random", "--transport", transport, "--timeout", "0.5"])
         #expect(refused.status != 0)

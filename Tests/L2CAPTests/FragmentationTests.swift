@@ -114,3 +114,37 @@ import Testing
         }
     }
 }
+
+/// ``ChannelManager/waitUntilSent(connection:)``: what lets a Write Command go out before
+/// the Disconnect that follows it.
+@Suite struct WaitUntilSentTests {
+    @Test func returnsOnlyOnceEverythingQueuedIsInTheController() async throws {
+        let harness = try await Harness.make(aclLength: 27, aclCount: 1)
+        await harness.connect(0x40)
+        // Two fragments, one credit: the second waits for a completion.
+        harness.manager.submit(Array(repeating: 0xAB, count: 40), cid: .attributeProtocol, connection: 0x40)
+        let flushed = Mutex(false)
+        let waiter = Task {
+            await harness.manager.waitUntilSent(connection: 0x40)
+            flushed.withLock { $0 = true }
+        }
+        _ = try await harness.log.nextACL()
+        #expect(!flushed.withLock { $0 })
+        await harness.complete(0x40)
+        _ = try await harness.log.nextACL()
+        await waiter.value
+        #expect(flushed.withLock { $0 })
+    }
+
+    @Test func returnsAtOnceWhenNothingIsQueuedOrTheLinkEnds() async throws {
+        let harness = try await Harness.make(aclLength: 27, aclCount: 1)
+        await harness.connect(0x40)
+        await harness.manager.waitUntilSent(connection: 0x40)
+        await harness.manager.waitUntilSent(connection: 0x99)
+        harness.manager.submit(Array(repeating: 1, count: 40), cid: .attributeProtocol, connection: 0x40)
+        _ = try await harness.log.nextACL()
+        let waiter = Task { await harness.manager.waitUntilSent(connection: 0x40) }
+        await harness.disconnect(0x40, reason: .remoteUserTerminatedConnection)
+        await waiter.value
+    }
+}

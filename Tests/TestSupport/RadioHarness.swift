@@ -92,14 +92,16 @@ public enum Tshark {
         public var malformed: String
     }
 
-    /// Runs on a thread of its own (see ``onOwnThread(_:)``).
-    public static func check(_ path: String) async throws -> Report {
-        try await onOwnThread { try checkBlocking(path) }
+    /// Runs on a thread of its own (see ``onOwnThread(_:)``). `excluding` is a display
+    /// filter for packets tshark is known to flag wrongly; say why where it is used.
+    public static func check(_ path: String, excluding: String? = nil) async throws -> Report {
+        try await onOwnThread { try checkBlocking(path, excluding: excluding) }
     }
 
-    public static func checkBlocking(_ path: String) throws -> Report {
+    public static func checkBlocking(_ path: String, excluding: String? = nil) throws -> Report {
         let all = try run(["-r", path])
-        let malformed = try run(["-r", path, "-Y", "_ws.malformed"])
+        let filter = excluding.map { "_ws.malformed && !(\($0))" } ?? "_ws.malformed"
+        let malformed = try run(["-r", path, "-Y", filter])
         return Report(packets: all.split(separator: "\n").count, malformed: malformed)
     }
 

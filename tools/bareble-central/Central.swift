@@ -1,7 +1,7 @@
 import ArgumentParser
 
 @main
-struct Central: AsyncParsableCommand {
+struct CentralCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bareble-central",
         abstract: "The central role of BareBLE: look at the controller, scan, connect, explore.",
@@ -9,6 +9,6 @@ struct Central: AsyncParsableCommand {
             Every subcommand takes --transport SPEC (tcp:HOST:PORT, serial:/dev/ttyX[,BAUD][,rtscts], \
             hci:N, hci-raw:N, virtual; BAREBLE_TRANSPORT sets a default) and --btsnoop FILE.
             """,
-        subcommands: [Info.self, Scan.self, Advertise.self, Connect.self, Bonds.self]
+        subcommands: [Info.self, Scan.self, Advertise.self, Connect.self, Explore.self, Read.self, Write.self, Subscribe.self, Bonds.self]
     )
 }

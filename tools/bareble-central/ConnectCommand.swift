@@ -1,15 +1,15 @@
 import ArgumentParser
+import BareBLE
 import BluetoothCore
 import Glibc
 import HCI
-import Synchronization
 import ToolSupport
 
 /// `bareble-central connect ADDR`: make one connection as central, show what the link runs
 /// with, optionally hold it, then disconnect.
 struct Connect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Connect to a device, show the connection's handle, role, timing, PHY and data length, then disconnect.",
+        abstract: "Connect to a device, show the connection's handle, role, timing, PHY, data length and ATT MTU, then disconnect.",
         discussion: """
             ADDRESS is AA:BB:CC:DD:EE:FF, optionally /public or /random. Without the suffix the \
             type is found by scanning for the device first (--scan-timeout). Ctrl-C during \
@@ -17,22 +17,13 @@ struct Connect: AsyncParsableCommand {
             """
     )
 
-    @OptionGroup var options: TransportOptions
-
-    @Argument(help: "The device: AA:BB:CC:DD:EE:FF[/public|/random].")
-    var address: String
+    @OptionGroup var device: PeripheralOptions
 
     @Flag(help: "Print one JSON object instead of text.")
     var json = false
 
     @Option(help: "Keep the connection this many seconds before disconnecting.")
     var hold: Double = 0
-
-    @Option(help: "Give up connecting after this many seconds.")
-    var timeout: Double = 10
-
-    @Option(name: .customLong("scan-timeout"), help: "Seconds to scan for the address type when ADDRESS has no /public or /random.")
-    var scanTimeout: Double = 5
 
     @Option(name: .customLong("data-length"), help: "Ask for this many octets per link-layer packet (27 ... 251).")
     var dataLength: UInt16?
@@ -44,87 +35,30 @@ struct Connect: AsyncParsableCommand {
     var features = false
 
     func validate() throws {
-        guard DeviceAddress(address) != nil else {
-            throw ValidationError("\(address) is not an address: use AA:BB:CC:DD:EE:FF, optionally /public or /random")
-        }
-        for (name, value) in [("--hold", hold), ("--timeout", timeout), ("--scan-timeout", scanTimeout)] {
-            guard value.isFinite, value >= 0, value < 1e6 else { throw ValidationError("\(name) \(value) is not a number of seconds") }
-        }
-        guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") }
+        guard hold.isFinite, hold >= 0, hold < 1e6 else { throw ValidationError("--hold \(hold) is not a number of seconds") }
         if let dataLength, !(27...251).contains(dataLength) { throw ValidationError("--data-length \(dataLength) is outside 27 ... 251") }
     }
 
     func run() async throws {
-        let controller = try options.openController()
-        defer { controller.close() }
-        do {
-            try await controller.powerOn()
-        } catch {
-            throw ToolError(error.description)
-        }
-        let peer = try await resolve(on: controller)
-        let connector = Connector(controller: controller)
-        let connection: Connection
-        do {
-            connection = try await connector.connect(
-                to: peer, options: ConnectionOptions(dataLength: dataLength, prefer2MPHY: prefer2M),
-                timeout: Self.duration(timeout))
-        } catch {
-            throw ToolError(error.description)
-        }
-        var remote: LEFeatures?
-        if features {
-            do {
-                remote = try await connection.readRemoteFeatures()
-            } catch {
-                printError("could not read the peer's features: \(error)")
+        let options = ConnectionOptions(dataLength: dataLength, prefer2MPHY: prefer2M)
+        let peripheral = try await device.connect(options: options) { _, peripheral in
+            var remote: LEFeatures?
+            if features {
+                do {
+                    remote = try await peripheral.connection.readRemoteFeatures()
+                } catch {
+                    printError("could not read the peer's features: \(error)")
+                }
             }
+            writeOut(json ? Self.json(peripheral, remote).text + "\n" : Self.text(peripheral, remote) + "\n")
+            if hold > 0 { await StopRequest.wait(upTo: hold) }
+            return peripheral
         }
-        writeOut(json ? Self.json(connection, remote).text + "\n" : Self.text(connection, remote) + "\n")
-        if hold > 0 { await StopRequest.wait(upTo: hold) }
-        do {
-            try await connection.disconnect()
-        } catch {
-            throw ToolError("could not disconnect: \(error)")
-        }
-        if !json { writeOut("disconnected: \(connection.disconnectReason.map { "\($0)" } ?? "unknown reason")\n") }
+        if !json { writeOut("disconnected: \(peripheral.connection.disconnectReason.map { "\($0)" } ?? "unknown reason")\n") }
     }
 
-    /// The address as given, or with the type learned from its advertisements.
-    func resolve(on controller: HCIController) async throws -> DeviceAddress {
-        guard let given = DeviceAddress(address) else { throw ToolError("\(address) is not an address") }
-        if address.contains("/") { return given }
-        let scanner = Scanner(controller: controller)
-        let found = Mutex<DeviceAddress?>(nil)
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
-        let session: ScanSession
-        do {
-            let filter = ScanFilter(addresses: Set(Scan.addressesToMatch(address)), duplicates: .firstPerDevice)
-            session = try await scanner.scan(matching: filter) { advertisement in
-                found.withLock { $0 = $0 ?? advertisement.address }
-                continuation.yield()
-            }
-        } catch {
-            throw ToolError("cannot scan for \(address): \(error)")
-        }
-        let deadline = Task {
-            try? await Task.sleep(for: Self.duration(scanTimeout))
-            continuation.finish()
-        }
-        for await _ in stream { break }
-        deadline.cancel()
-        await session.stop()
-        guard let peer = found.withLock({ $0 }) else {
-            throw ToolError("\(address) was not heard within \(scanTimeout) s: is it advertising and in range? Give /public or /random to connect without scanning")
-        }
-        return peer
-    }
-
-    static func duration(_ seconds: Double) -> Duration { .milliseconds(Int64((seconds * 1000).rounded())) }
-
-    static func handleText(_ handle: UInt16) -> String { "0x" + Hex.string([UInt8(handle >> 8), UInt8(handle & 0xFF)]) }
-
-    static func text(_ connection: Connection, _ features: LEFeatures?) -> String {
+    static func text(_ peripheral: Peripheral, _ features: LEFeatures?) -> String {
+        let connection = peripheral.connection
         let timing = connection.timing
         var lines = [
             "connected to \(connection.peer)",
@@ -135,12 +69,14 @@ struct Connect: AsyncParsableCommand {
             "  supervision timeout  \(timing.supervisionTimeoutMilliseconds) ms",
             "  PHY                  \(connection.phy)",
             "  data length          \(connection.dataLength)",
+            "  ATT MTU              \(peripheral.mtu)",
         ]
         if let features { lines.append("  peer features        \(features.names.joined(separator: ", "))") }
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ connection: Connection, _ features: LEFeatures?) -> JSONValue {
+    static func json(_ peripheral: Peripheral, _ features: LEFeatures?) -> JSONValue {
+        let connection = peripheral.connection
         let timing = connection.timing
         let length = connection.dataLength
         var members: [(String, JSONValue)] = [
@@ -155,6 +91,7 @@ struct Connect: AsyncParsableCommand {
             ("rxPHY", .string(connection.phy.rx.description)),
             ("maxTxOctets", .int(Int(length.maxTxOctets))),
             ("maxRxOctets", .int(Int(length.maxRxOctets))),
+            ("mtu", .int(Int(peripheral.mtu))),
         ]
         if let features { members.append(("peerFeatures", .array(features.names.map(JSONValue.string)))) }
         return .object(members)

@@ -30,11 +30,7 @@ public struct TransportOptions: ParsableArguments, Sendable {
                 if choice.spec == .virtual { printError(choice.reason) }
                 spec = choice.spec
             }
-            var base = try spec.open()
-            if let writer { base = CapturingTransport(base, writer: writer) }
-            let controller = HCIController(transport: base)
-            try controller.start()
-            return controller
+            return try HCIController.open(spec, capture: writer)
         } catch {
             throw ToolError(error.description)
         }

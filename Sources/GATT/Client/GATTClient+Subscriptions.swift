@@ -39,11 +39,30 @@ extension GATTClient {
                 throw .att(error)
             }
         }
+        let consumer = nextConsumerID
+        nextConsumerID += 1
+        consumerStreams[valueHandle, default: [:]][consumer] = continuation
         continuation.onTermination = { [weak self] _ in
             listening.cancel()
-            Task { await self?.release(valueHandle, cccd: cccd) }
+            Task { await self?.release(valueHandle, cccd: cccd, consumer: consumer) }
         }
         return stream
+    }
+
+    /// Ends every stream of `characteristic` and writes its CCCD back to 0, returning once
+    /// the server acknowledged: what a program does before it disconnects or exits, so
+    /// the peer stops sending (unlike ending the streams, which turns the CCCD off in the
+    /// background). Nothing is sent when nobody is subscribed.
+    public func unsubscribe(from characteristic: GATTDatabase.Characteristic) async throws(GATTError) {
+        let valueHandle = characteristic.valueHandle
+        guard subscriptions.removeValue(forKey: valueHandle) != nil,
+              let cccd = characteristic.clientCharacteristicConfigurationHandle
+        else { return }
+        // Their terminations find no subscription left, so they write nothing themselves.
+        for continuation in (consumerStreams.removeValue(forKey: valueHandle) ?? [:]).values { continuation.finish() }
+        try await request { () async throws(ATTError) in
+            try await att.write(cccd, value: ClientCharacteristicConfiguration().bytes)
+        }
     }
 
     /// How many consumers are subscribed to `valueHandle`.
@@ -52,7 +71,8 @@ extension GATTClient {
     }
 
     /// One consumer left; the last one turns the CCCD off.
-    func release(_ valueHandle: UInt16, cccd: UInt16) async {
+    func release(_ valueHandle: UInt16, cccd: UInt16, consumer: UInt64? = nil) async {
+        if let consumer { consumerStreams[valueHandle]?[consumer] = nil }
         guard let current = subscriptions[valueHandle] else { return }
         if current.consumers > 1 {
             subscriptions[valueHandle] = (current.consumers - 1, current.configuration)

@@ -26,12 +26,15 @@ public actor GATTClient {
     /// The database discovered (or remembered and confirmed) on this connection.
     public private(set) var database: GATTDatabase?
     /// Told after each Service Changed indication once the affected range is rediscovered;
-    /// ends when the bearer closes.
+    /// ends when the client is released (a closed bearer brings no more changes).
     public nonisolated let databaseChanges: AsyncStream<GATTDatabaseChange>
     let changes: AsyncStream<GATTDatabaseChange>.Continuation
 
     /// Subscriptions per value handle: how many consumers, and what the CCCD holds.
     var subscriptions: [UInt16: (consumers: Int, configuration: ClientCharacteristicConfiguration)] = [:]
+    /// The streams handed out per value handle, so ``unsubscribe(from:)`` can end them.
+    var consumerStreams: [UInt16: [UInt64: AsyncStream<[UInt8]>.Continuation]] = [:]
+    var nextConsumerID: UInt64 = 1
     var serviceChangedSubscription: ATTSubscription?
     var serviceChangedTask: Task<Void, Never>?
     /// Learnt from a Request Not Supported: Read Multiple Variable is not tried again.

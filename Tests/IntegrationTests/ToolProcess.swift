@@ -1,13 +1,13 @@
 import Foundation
 import TestSupport
 
-/// `bareble-beacon`, the built executable, running while a test reads its JSON lines as
-/// they come (with the instant each arrived) and moves the virtual radio's beacons.
+/// A built tool (`bareble-beacon`, `bareble-central`) running while a test reads its JSON
+/// lines as they come (with the instant each arrived) and drives the virtual radio.
 ///
 /// Every wait is async and blocks a thread of its own, never one of Swift concurrency's
 /// cooperative threads: on a 2-core machine two blocked test tasks would starve every other
 /// suite running in parallel (their deadlines then fire for nothing).
-final class BeaconToolProcess: @unchecked Sendable {
+final class ToolProcess: @unchecked Sendable {
     /// `@unchecked`: the JSON object is only read after it was handed over.
     struct Line: @unchecked Sendable {
         var arrived: ContinuousClock.Instant
@@ -24,17 +24,6 @@ final class BeaconToolProcess: @unchecked Sendable {
         }
     }
 
-    /// The tool sits beside the test bundle in the build folder.
-    static var executable: String {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("bareble-beacon").path) {
-            let up = directory.deletingLastPathComponent()
-            if up.path == directory.path { break }
-            directory = up
-        }
-        return directory.appendingPathComponent("bareble-beacon").path
-    }
-
     let process = Process()
     private let condition = NSCondition()
     // Guarded by `condition`.
@@ -44,8 +33,8 @@ final class BeaconToolProcess: @unchecked Sendable {
     private var ended = false
     private let errors = Pipe()
 
-    init(_ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: Self.executable)
+    init(_ arguments: [String], tool: String = "bareble-beacon") throws {
+        process.executableURL = URL(fileURLWithPath: builtExecutable(named: tool))
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "BAREBLE_TRANSPORT")
@@ -122,7 +111,7 @@ final class BeaconToolProcess: @unchecked Sendable {
     }
 }
 
-/// Runs blocking `work` on a new thread (see ``BeaconToolProcess``).
+/// Control lines and events without holding a cooperative thread (see ``ToolProcess``).
 extension RadioHarness {
     /// When a control line went out and when its ack came back, both read on the thread
     /// that did it: a test task may resume much later on a loaded machine.

@@ -1,0 +1,14 @@
+import HCITransport
+
+extension HCIController {
+    /// Opens the transport `spec` names, records every packet to `capture` when given, and
+    /// starts the driver (the controller is not powered on yet): the one way tools and the
+    /// facade get from a transport string to a controller.
+    public static func open(_ spec: TransportSpec, capture: BTSnoopWriter? = nil) throws(TransportError) -> HCIController {
+        var transport = try spec.open()
+        if let capture { transport = CapturingTransport(transport, writer: capture) }
+        let controller = HCIController(transport: transport)
+        try controller.start()
+        return controller
+    }
+}

@@ -1,0 +1,168 @@
+import ArgumentParser
+import BareBLE
+import BluetoothCore
+import Glibc
+import HCI
+import ToolSupport
+
+/// What every subcommand that talks to one device shares: the controller, the device's
+/// address, and the deadlines. ``connect(_:)`` opens, connects, runs the body and always
+/// disconnects and closes.
+struct PeripheralOptions: ParsableArguments {
+    @OptionGroup var transport: TransportOptions
+
+    @Argument(help: "The device: AA:BB:CC:DD:EE:FF[/public|/random]; without the suffix the type is found by scanning.")
+    var address: String
+
+    @Option(help: "Give up connecting after this many seconds.")
+    var timeout: Double = 10
+
+    @Option(name: .customLong("scan-timeout"), help: "Seconds to scan for the address type when ADDRESS has no /public or /random.")
+    var scanTimeout: Double = 5
+
+    @Option(name: .customLong("gatt-cache"), help: "Keep each device's GATT database in this directory, so the next run reads the Database Hash instead of discovering again. Default: $BAREBLE_GATT_CACHE, else none.")
+    var gattCache: String?
+
+    func validate() throws {
+        guard DeviceAddress(address) != nil else {
+            throw ValidationError("\(address) is not an address: use AA:BB:CC:DD:EE:FF, optionally /public or /random")
+        }
+        for (name, value) in [("--timeout", timeout), ("--scan-timeout", scanTimeout)] {
+            guard value.isFinite, value > 0, value < 1e6 else { throw ValidationError("\(name) \(value) is not a positive number of seconds") }
+        }
+    }
+
+    static func duration(_ seconds: Double) -> Duration { .milliseconds(Int64((seconds * 1000).rounded())) }
+
+    /// Opens the controller, powers it on and returns the Central.
+    func openCentral() async throws -> Central {
+        let directory = gattCache ?? getenv("BAREBLE_GATT_CACHE").map { String(cString: $0) }
+        let central = Central(controller: try transport.openController(), cache: GATTCache(directory: directory))
+        do {
+            try await central.powerOn()
+        } catch {
+            central.close()
+            throw ToolError(error.description)
+        }
+        return central
+    }
+
+    /// The address as given, or with the type learnt from its advertisements.
+    func resolve(on central: Central) async throws -> DeviceAddress {
+        guard let given = DeviceAddress(address) else { throw ToolError("\(address) is not an address") }
+        if address.contains("/") { return given }
+        let found: DeviceAddress?
+        do {
+            found = try await central.resolve(given.address, timeout: Self.duration(scanTimeout))
+        } catch {
+            throw ToolError("cannot scan for \(address): \(error)")
+        }
+        guard let found else {
+            throw ToolError("\(address) was not heard within \(scanTimeout) s: is it advertising and in range? Give /public or /random to connect without scanning")
+        }
+        return found
+    }
+
+    /// Connects, runs `body`, then disconnects (also after a failure) and closes.
+    func connect<T>(
+        options: ConnectionOptions = .none,
+        _ body: (Central, Peripheral) async throws -> T
+    ) async throws -> T {
+        let central = try await openCentral()
+        defer { central.close() }
+        let peer = try await resolve(on: central)
+        let peripheral: Peripheral
+        do {
+            peripheral = try await central.connect(to: peer, options: options, timeout: Self.duration(timeout))
+        } catch {
+            throw ToolError(userMessage(error))
+        }
+        let result: Result<T, any Error>
+        do { result = .success(try await body(central, peripheral)) } catch { result = .failure(error) }
+        try? await peripheral.disconnect()
+        return try result.get()
+    }
+}
+
+/// A GATT failure as a user should read it: what happened and what to do.
+func userMessage(_ error: PeripheralError, doing what: String? = nil) -> String {
+    let prefix = what.map { "\($0): " } ?? ""
+    if error.needsPairing, let code = error.errorCode {
+        return prefix + "the peer answered \(code): this characteristic needs an encrypted link: pair first (`bareble-central pair`, coming)"
+    }
+    if let reason = error.disconnectReason {
+        return prefix + "the link ended (\(reason)): connect again"
+    }
+    if error.errorCode == .readNotPermitted {
+        return prefix + "the peer does not allow reading this (Read Not Permitted); `bareble-central explore` shows each characteristic's properties"
+    }
+    if error.errorCode == .writeNotPermitted {
+        return prefix + "the peer does not allow writing this (Write Not Permitted); `bareble-central explore` shows each characteristic's properties"
+    }
+    return prefix + error.description
+}
+
+/// CHAR on the command line: a 16- or 128-bit UUID, or a handle.
+enum AttributeSelector: Equatable, CustomStringConvertible {
+    case uuid(BluetoothUUID)
+    case handle(UInt16)
+
+    /// "0x0024" and decimals are handles; four hex digits ("2A19") and the dashed 128-bit
+    /// form are UUIDs, so a four-digit decimal handle must be written in 0x form.
+    init?(_ text: String) {
+        if text.hasPrefix("0x") || text.hasPrefix("0X") {
+            guard let handle = UInt16(text.dropFirst(2), radix: 16), handle > 0 else { return nil }
+            self = .handle(handle)
+        } else if text.count != 4, text.allSatisfy(\.isNumber), let handle = UInt16(text), handle > 0 {
+            self = .handle(handle)
+        } else if text.count == 4 || text.count == 36, let uuid = BluetoothUUID(text) {
+            self = .uuid(uuid)
+        } else {
+            return nil
+        }
+    }
+
+    static let help = "A characteristic: its 16-bit (2A19) or 128-bit UUID, or a handle (0x0024 or 36; a handle may also name a descriptor)."
+
+    var description: String {
+        switch self {
+        case .uuid(let uuid): uuid.description
+        case .handle(let handle): "handle \(handleText(handle))"
+        }
+    }
+}
+
+/// What CHAR named in the discovered database.
+enum SelectedAttribute {
+    case characteristic(Characteristic)
+    case descriptor(Descriptor)
+
+    init(_ selector: AttributeSelector, in peripheral: Peripheral, address: String) throws {
+        switch selector {
+        case .uuid(let uuid):
+            if let found = peripheral.characteristic(uuid) {
+                self = .characteristic(found)
+                return
+            }
+        case .handle(let handle):
+            if let found = peripheral.characteristic(valueHandle: handle) {
+                self = .characteristic(found)
+                return
+            }
+            if let found = peripheral.descriptor(handle: handle) {
+                self = .descriptor(found)
+                return
+            }
+        }
+        throw ToolError("\(address) has no characteristic \(selector): `bareble-central explore \(address)` lists what it has")
+    }
+
+    var uuid: BluetoothUUID {
+        switch self {
+        case .characteristic(let characteristic): characteristic.uuid
+        case .descriptor(let descriptor): descriptor.uuid
+        }
+    }
+}
+
+func handleText(_ handle: UInt16) -> String { "0x" + Hex.string([UInt8(handle >> 8), UInt8(handle & 0xFF)]) }
