@@ -66,11 +66,12 @@ extension ATTClient {
     }
 }
 
-/// A registration that ends when cancelled or released.
+/// A registration that ends when cancelled or released: `onCancel` runs once, on the
+/// first ``cancel()`` or when the last reference goes.
 public final class ATTSubscription: Sendable {
     private let onCancel: Mutex<(@Sendable () -> Void)?>
 
-    init(_ onCancel: @escaping @Sendable () -> Void) {
+    public init(_ onCancel: @escaping @Sendable () -> Void) {
         self.onCancel = Mutex(onCancel)
     }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ATT
 import Glibc
 import Synchronization
 
@@ -32,50 +33,90 @@ struct NotificationBenchmark: AsyncParsableCommand {
         print("bareble-bench notify: \(grouped(notifications)) Handle Value Notifications per size, ATT_MTU 517, 251-byte ACL packets")
         let link = try await NotificationLink()
         // Warm up allocators and caches once.
-        _ = try await measure(link, NotificationLink.stream(count: min(notifications, 20_000), size: sizes[0]), count: min(notifications, 20_000))
+        let warmUp = min(notifications, 20_000)
+        _ = try await measure(link, NotificationLink.stream(count: warmUp, size: sizes[0]), count: warmUp, consumer: .stream)
         for size in sizes {
             let stream = NotificationLink.stream(count: notifications, size: size)
-            let result = try await measure(link, stream, count: notifications)
-            print("BareBLE  \(padded(String(size), 3)) B  \(padded(fixed(result.perSecond), 10)) notifications/s  \(padded(fixed(result.cpuMicroseconds, 2), 6)) µs CPU each (whole process; target < 5 µs)")
+            var streamRate = 0.0
+            for consumer in [Consumer.handler, .stream] {
+                let result = try await measure(link, stream, count: notifications, consumer: consumer)
+                if consumer == .stream { streamRate = result.perSecond }
+                print("BareBLE  \(padded(String(size), 3)) B  \(padded(fixed(result.perSecond), 10)) notifications/s  \(padded(fixed(result.cpuMicroseconds, 2), 6)) µs CPU each  \(consumer.label)")
+            }
             guard !skipBumble else { continue }
             let bumble = try BumbleBaseline.run(
                 "bumble_notify_baseline.py", stream: stream.bytes, arguments: [String(notifications), String(NotificationLink.valueHandle)],
                 key: "notifications_per_second", python: python)
-            print("Bumble   \(padded(String(size), 3)) B  \(padded(fixed(bumble), 10)) notifications/s  (same stream, in-process H4 parser, Host, GATT client subscriber)  ratio \(fixed(result.perSecond / bumble, 1)) x")
+            print("Bumble   \(padded(String(size), 3)) B  \(padded(fixed(bumble), 10)) notifications/s  (same stream, in-process H4 parser, Host, GATT client subscriber)  ratio \(fixed(streamRate / bumble, 1)) x (stream)")
         }
         link.finish()
     }
 
     struct Result { var perSecond: Double; var cpuMicroseconds: Double }
 
+    enum Consumer {
+        /// `subscribe(to:handler:)`: called on the reader thread.
+        case handler
+        /// `subscribe(to:)`: an AsyncStream read by a task.
+        case stream
+
+        var label: String {
+            switch self {
+            case .handler: "handler on the reader thread (whole-process CPU; target < 5 µs)"
+            case .stream: "AsyncStream consumer task"
+            }
+        }
+    }
+
     /// Writes the stream from a producer thread, in batches of 64, never more than 192
-    /// ahead of the consumer: a subscription keeps the newest 256 values for a consumer that
-    /// falls behind (a peer sets the pace), so an unpaced burst would measure dropping. The
-    /// CPU figure is the whole process's: reader, driver, L2CAP, ATT, GATT, the consumer, and
-    /// the producer's writes and pacing.
-    private func measure(_ link: NotificationLink, _ stream: (bytes: [UInt8], frameSize: Int), count: Int) async throws -> Result {
+    /// ahead of the consumer: a subscription stream keeps the newest 256 values for a
+    /// consumer that falls behind (a peer sets the pace), so an unpaced burst would measure
+    /// dropping. The CPU figure is the whole process's: reader, driver, L2CAP, ATT, GATT, the
+    /// consumer, and the producer's writes and pacing.
+    private func measure(
+        _ link: NotificationLink, _ stream: (bytes: [UInt8], frameSize: Int), count: Int, consumer: Consumer
+    ) async throws -> Result {
         let controller = link.controller
         let consumed = Atomic(0)
-        let startCPU = processCPUNanoseconds()
-        let start = ContinuousClock.now
-        let batch = 64
-        Thread.detach {
+        let produce: @Sendable () -> Void = {
             var sent = 0
             while sent < count {
                 while sent - consumed.load(ordering: .acquiring) > 192 { usleep(20) }
-                let next = min(count, sent + batch)
+                let next = min(count, sent + 64)
                 controller.write(Array(stream.bytes[sent * stream.frameSize..<next * stream.frameSize]))
                 sent = next
             }
         }
-        var received = 0
-        for await _ in link.values {
-            received += 1
-            consumed.store(received, ordering: .releasing)
-            if received == count { break }
+        let startCPU: Double
+        let start: ContinuousClock.Instant
+        switch consumer {
+        case .stream:
+            let values = try await link.gatt.subscribe(to: link.characteristic)
+            startCPU = processCPUNanoseconds()
+            start = .now
+            Thread.detach(produce)
+            var received = 0
+            for await _ in values {
+                received += 1
+                consumed.store(received, ordering: .releasing)
+                if received == count { break }
+            }
+        case .handler:
+            let done = Mutex<CheckedContinuation<Void, Never>?>(nil)
+            let subscription = try await link.gatt.subscribe(to: link.characteristic) { _ in
+                if consumed.add(1, ordering: .acquiringAndReleasing).newValue == count { done.withLock { $0 }?.resume() }
+            }
+            startCPU = processCPUNanoseconds()
+            start = .now
+            await withCheckedContinuation { continuation in
+                done.withLock { $0 = continuation }
+                Thread.detach(produce)
+            }
+            subscription.cancel()
         }
         let elapsed = ContinuousClock.now - start
         let cpu = processCPUNanoseconds() - startCPU
+        let received = consumed.load(ordering: .acquiring)
         guard received == count else { throw BenchError("the subscription ended after \(received) of \(count) notifications") }
         return Result(perSecond: Double(count) / (nanoseconds(elapsed) / 1e9), cpuMicroseconds: cpu / Double(count) / 1000)
     }

@@ -7,8 +7,8 @@ import L2CAP
 
 /// One LE link to a fake peripheral on a socketpair, with BareBLE's real stack on the host
 /// side: reader thread, H4 framer, driver, L2CAP, the ATT bearer and client, and the GATT
-/// client subscribed to one characteristic. The fake peripheral answers the MTU exchange and
-/// the CCCD write; the benchmark then streams notifications.
+/// client for one notifying characteristic. The fake peripheral answers the MTU exchange and
+/// CCCD writes; the benchmark subscribes and streams notifications.
 struct NotificationLink {
     static let connectionHandle: UInt16 = 0x0040
     static let valueHandle: UInt16 = 0x0011
@@ -17,7 +17,7 @@ struct NotificationLink {
     let controller: StreamController
     let hci: HCIController
     let gatt: GATTClient
-    let values: AsyncStream<[UInt8]>
+    let characteristic: GATTDatabase.Characteristic
 
     init() async throws {
         controller = try StreamController(acl: Self.answerATT)
@@ -42,11 +42,10 @@ struct NotificationLink {
         let agreed = try await att.exchangeMTU(clientRxMTU: Self.mtu)
         guard agreed == Self.mtu else { throw BenchError("MTU exchange agreed \(agreed), expected \(Self.mtu)") }
         gatt = GATTClient(att: att)
-        let characteristic = GATTDatabase.Characteristic(
+        characteristic = GATTDatabase.Characteristic(
             handle: Self.valueHandle - 1, properties: [.notify], valueHandle: Self.valueHandle,
             uuid: GATTUUID.heartRateMeasurement, endHandle: Self.valueHandle + 1,
             descriptors: [.init(handle: Self.valueHandle + 1, uuid: GATTUUID.clientCharacteristicConfiguration)])
-        values = try await gatt.subscribe(to: characteristic)
     }
 
     /// The fake peripheral's ATT server: Exchange MTU and Write Request (the CCCD) only.

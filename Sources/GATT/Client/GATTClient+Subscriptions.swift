@@ -8,25 +8,44 @@ extension GATTClient {
     /// (notifications when the characteristic notifies, else indications) unless another
     /// consumer already asked for those bits, and returns the values as they arrive.
     ///
-    /// The stream ends when the bearer closes. When its consumer stops, and it was the
-    /// last one for this value, the CCCD is written back to 0.
+    /// The stream keeps the newest ``ATTClient/defaultStreamBuffer`` values for a consumer
+    /// that falls behind (a peer decides how fast values come, so memory stays bounded). It
+    /// ends when the bearer closes. When its consumer stops, and it was the last one for
+    /// this value, the CCCD is written back to 0.
     public func subscribe(
         to characteristic: GATTDatabase.Characteristic,
         configuration requested: ClientCharacteristicConfiguration? = nil
     ) async throws(GATTError) -> AsyncStream<[UInt8]> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: [UInt8].self, bufferingPolicy: .bufferingNewest(ATTClient.defaultStreamBuffer))
+        let subscription = try await subscribe(
+            to: characteristic, configuration: requested, onEnd: { continuation.finish() }
+        ) { continuation.yield($0) }
+        continuation.onTermination = { _ in subscription.cancel() }
+        return stream
+    }
+
+    /// Subscribes like ``subscribe(to:configuration:)`` but calls `handler` synchronously on
+    /// the bearer's thread with each value, in arrival order, with no queue or task hop in
+    /// between: the path for high notification rates (keep the handler short; an
+    /// indication is confirmed after it returns). `onEnd` runs once when the link side ends
+    /// the subscription (the bearer closed, or ``unsubscribe(from:)``). Cancelling or
+    /// releasing the returned subscription stops the calls and, for the last consumer,
+    /// turns the CCCD off.
+    public func subscribe(
+        to characteristic: GATTDatabase.Characteristic,
+        configuration requested: ClientCharacteristicConfiguration? = nil,
+        onEnd: (@Sendable () -> Void)? = nil,
+        handler: @escaping @Sendable ([UInt8]) -> Void
+    ) async throws(GATTError) -> ATTSubscription {
         guard let cccd = characteristic.clientCharacteristicConfigurationHandle else {
             throw .invalidRequest("characteristic \(characteristic.uuid) at 0x\(hex16(characteristic.valueHandle)) has no Client Characteristic Configuration descriptor")
         }
         let configuration = requested ?? (characteristic.properties.contains(.notify) ? .notification : .indication)
         let valueHandle = characteristic.valueHandle
-        // Listening starts before the CCCD is written, so the first value is not lost. One
-        // bounded stream straight from the bearer's thread: a peer decides how fast values
-        // come, so a consumer that falls behind loses the oldest, never memory without bound.
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: [UInt8].self, bufferingPolicy: .bufferingNewest(ATTClient.defaultStreamBuffer))
-        let listening = att.addValueHandler(handle: valueHandle, onClose: { continuation.finish() }) {
-            continuation.yield($0.value)
-        }
+        let ended = ATTSubscription { onEnd?() }
+        // Listening starts before the CCCD is written, so the first value is not lost.
+        let listening = att.addValueHandler(handle: valueHandle, onClose: { ended.cancel() }) { handler($0.value) }
         let current = subscriptions[valueHandle] ?? (0, [])
         let wanted = current.configuration.union(configuration)
         subscriptions[valueHandle] = (current.consumers + 1, wanted)
@@ -41,15 +60,17 @@ extension GATTClient {
         }
         let consumer = nextConsumerID
         nextConsumerID += 1
-        consumerStreams[valueHandle, default: [:]][consumer] = continuation
-        continuation.onTermination = { [weak self] _ in
+        consumerEnds[valueHandle, default: [:]][consumer] = {
+            listening.cancel()
+            ended.cancel()
+        }
+        return ATTSubscription { [weak self] in
             listening.cancel()
             Task { await self?.release(valueHandle, cccd: cccd, consumer: consumer) }
         }
-        return stream
     }
 
-    /// Ends every stream of `characteristic` and writes its CCCD back to 0, returning once
+    /// Ends every subscription of `characteristic` and writes its CCCD back to 0, returning once
     /// the server acknowledged: what a program does before it disconnects or exits, so
     /// the peer stops sending (unlike ending the streams, which turns the CCCD off in the
     /// background). Nothing is sent when nobody is subscribed.
@@ -58,8 +79,8 @@ extension GATTClient {
         guard subscriptions.removeValue(forKey: valueHandle) != nil,
               let cccd = characteristic.clientCharacteristicConfigurationHandle
         else { return }
-        // Their terminations find no subscription left, so they write nothing themselves.
-        for continuation in (consumerStreams.removeValue(forKey: valueHandle) ?? [:]).values { continuation.finish() }
+        // Their releases find no subscription left, so they write nothing themselves.
+        for end in (consumerEnds.removeValue(forKey: valueHandle) ?? [:]).values { end() }
         try await request { () async throws(ATTError) in
             try await att.write(cccd, value: ClientCharacteristicConfiguration().bytes)
         }
@@ -72,7 +93,7 @@ extension GATTClient {
 
     /// One consumer left; the last one turns the CCCD off.
     func release(_ valueHandle: UInt16, cccd: UInt16, consumer: UInt64? = nil) async {
-        if let consumer { consumerStreams[valueHandle]?[consumer] = nil }
+        if let consumer { consumerEnds[valueHandle]?[consumer] = nil }
         guard let current = subscriptions[valueHandle] else { return }
         if current.consumers > 1 {
             subscriptions[valueHandle] = (current.consumers - 1, current.configuration)

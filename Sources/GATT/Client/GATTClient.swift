@@ -32,8 +32,8 @@ public actor GATTClient {
 
     /// Subscriptions per value handle: how many consumers, and what the CCCD holds.
     var subscriptions: [UInt16: (consumers: Int, configuration: ClientCharacteristicConfiguration)] = [:]
-    /// The streams handed out per value handle, so ``unsubscribe(from:)`` can end them.
-    var consumerStreams: [UInt16: [UInt64: AsyncStream<[UInt8]>.Continuation]] = [:]
+    /// How to end each consumer's subscription per value handle, for ``unsubscribe(from:)``.
+    var consumerEnds: [UInt16: [UInt64: @Sendable () -> Void]] = [:]
     var nextConsumerID: UInt64 = 1
     var serviceChangedSubscription: ATTSubscription?
     var serviceChangedTask: Task<Void, Never>?
