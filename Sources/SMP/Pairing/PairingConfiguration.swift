@@ -6,8 +6,12 @@ public struct PairingConfiguration: Sendable {
     public var ioCapability: IOCapability
     /// Ask to bond (store keys) and distribute / request keys.
     public var bonding: Bool
-    /// Require protection against a man in the middle: Just Works is refused.
+    /// Ask for protection against a man in the middle (the AuthReq MITM bit): the IO
+    /// capability table then picks the method.
     public var mitm: Bool
+    /// Refuse a pairing whose method gives no MITM protection (Just Works) with
+    /// Authentication Requirements.
+    public var requireMITM: Bool
     /// Offer LE Secure Connections.
     public var secureConnections: Bool
     /// Secure Connections Only mode: legacy pairing is refused (Authentication
@@ -27,7 +31,7 @@ public struct PairingConfiguration: Sendable {
     public var peerOOBData: OOBData?
 
     public init(
-        ioCapability: IOCapability = .noInputNoOutput, bonding: Bool = true, mitm: Bool = false,
+        ioCapability: IOCapability = .noInputNoOutput, bonding: Bool = true, mitm: Bool = false, requireMITM: Bool = false,
         secureConnections: Bool = true, secureConnectionsOnly: Bool = false, minimumKeySize: Int = 16,
         localIdentity: IdentityKey? = nil, localSigningKey: SMPValue128? = nil, allowDebugKeys: Bool = false,
         pairable: Bool = true, peerOOBData: OOBData? = nil
@@ -35,6 +39,7 @@ public struct PairingConfiguration: Sendable {
         self.ioCapability = ioCapability
         self.bonding = bonding
         self.mitm = mitm
+        self.requireMITM = requireMITM
         self.secureConnections = secureConnections
         self.secureConnectionsOnly = secureConnectionsOnly
         self.minimumKeySize = minimumKeySize
@@ -69,7 +74,7 @@ public struct PairingConfiguration: Sendable {
     var authenticationRequirements: AuthenticationRequirements {
         var requirements: AuthenticationRequirements = []
         if bonding { requirements.insert(.bonding) }
-        if mitm { requirements.insert(.mitm) }
+        if mitm || requireMITM { requirements.insert(.mitm) }
         if secureConnections { requirements.formUnion([.secureConnections, .ct2]) }
         return requirements
     }

@@ -280,7 +280,7 @@ public struct PairingMachine: Sendable {
             return fail(.authenticationRequirements, "Secure Connections Only mode refuses legacy pairing")
         }
         let method = PairingMethod.select(initiator: request, responder: response, secureConnections: secure)
-        if configuration.mitm && !method.isAuthenticated {
+        if configuration.requireMITM && !method.isAuthenticated {
             return fail(.authenticationRequirements, "MITM protection is required but the IO capabilities only allow Just Works")
         }
         if method == .outOfBand {

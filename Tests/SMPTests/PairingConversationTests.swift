@@ -1,0 +1,205 @@
+import BluetoothCore
+import HCI
+@testable import SMP
+import Testing
+import TestSupport
+
+/// Table 2.8 of Core Vol 3 Part H, written out by hand (initiator row, responder column),
+/// so the machine is checked against the specification, not against its own table.
+/// JW: Just Works, NC: Numeric Comparison, ID/RD/BI: Passkey Entry with the initiator
+/// displaying, the responder displaying, both typing. "legacy/SC" where they differ.
+let methodTable: [IOCapability: [IOCapability: (legacy: String, sc: String)]] = [
+    .displayOnly: [.displayOnly: ("JW", "JW"), .displayYesNo: ("JW", "JW"), .keyboardOnly: ("ID", "ID"), .noInputNoOutput: ("JW", "JW"), .keyboardDisplay: ("ID", "ID")],
+    .displayYesNo: [.displayOnly: ("JW", "JW"), .displayYesNo: ("JW", "NC"), .keyboardOnly: ("ID", "ID"), .noInputNoOutput: ("JW", "JW"), .keyboardDisplay: ("ID", "NC")],
+    .keyboardOnly: [.displayOnly: ("RD", "RD"), .displayYesNo: ("RD", "RD"), .keyboardOnly: ("BI", "BI"), .noInputNoOutput: ("JW", "JW"), .keyboardDisplay: ("RD", "RD")],
+    .noInputNoOutput: [.displayOnly: ("JW", "JW"), .displayYesNo: ("JW", "JW"), .keyboardOnly: ("JW", "JW"), .noInputNoOutput: ("JW", "JW"), .keyboardDisplay: ("JW", "JW")],
+    .keyboardDisplay: [.displayOnly: ("RD", "RD"), .displayYesNo: ("RD", "NC"), .keyboardOnly: ("ID", "ID"), .noInputNoOutput: ("JW", "JW"), .keyboardDisplay: ("ID", "NC")],
+]
+
+func abbreviation(_ method: PairingMethod) -> String {
+    switch method {
+    case .justWorks: "JW"
+    case .numericComparison: "NC"
+    case .passkeyEntry(.initiatorDisplays): "ID"
+    case .passkeyEntry(.responderDisplays): "RD"
+    case .passkeyEntry(.bothInput): "BI"
+    case .outOfBand: "OOB"
+    }
+}
+
+struct MatrixCase: CustomStringConvertible, Sendable {
+    var initiator: IOCapability
+    var responder: IOCapability
+    var secureConnections: Bool
+    var bonding: Bool
+    var description: String { "\(initiator.name) x \(responder.name) \(secureConnections ? "SC" : "legacy") \(bonding ? "bond" : "no-bond")" }
+
+    static let all: [MatrixCase] = IOCapability.allCases.flatMap { i in
+        IOCapability.allCases.flatMap { r in
+            [false, true].flatMap { sc in [false, true].map { bond in MatrixCase(initiator: i, responder: r, secureConnections: sc, bonding: bond) } }
+        }
+    }
+}
+
+@Suite("SMP pairing conversations")
+struct PairingConversationTests {
+    static let identity = IdentityKey(identityResolvingKey: SMPValue128(0x1234), address: DeviceAddress(BluetoothAddress(0xF00D_0000_0001), type: .public))
+    static let peripheralIdentity = IdentityKey(identityResolvingKey: SMPValue128(0x5678), address: DeviceAddress(BluetoothAddress(0xC44B_4D00_0001), type: .random))
+
+    func configuration(_ io: IOCapability, sc: Bool, bonding: Bool, identity: IdentityKey?) -> PairingConfiguration {
+        PairingConfiguration(ioCapability: io, bonding: bonding, mitm: true, secureConnections: sc, localIdentity: identity, localSigningKey: SMPValue128(0x99))
+    }
+
+    @Test("every IO capability pair x legacy/SC x bonding ends in the table's method with matching keys", arguments: MatrixCase.all)
+    func matrix(_ test: MatrixCase) {
+        var pair = PairingPair(
+            initiator: configuration(test.initiator, sc: test.secureConnections, bonding: test.bonding, identity: Self.identity),
+            responder: configuration(test.responder, sc: test.secureConnections, bonding: test.bonding, identity: Self.peripheralIdentity),
+            seed: UInt64(test.initiator.rawValue) << 8 | UInt64(test.responder.rawValue))
+        pair.run()
+        let expected = methodTable[test.initiator]![test.responder]!
+        let want = test.secureConnections ? expected.sc : expected.legacy
+        let central = pair.keys(.initiator)
+        let peripheral = pair.keys(.responder)
+        #expect(pair.encrypted)
+        #expect(central.map { abbreviation($0.method) } == want, "central: \(String(describing: pair.results[.initiator]))")
+        #expect(peripheral.map { abbreviation($0.method) } == want, "peripheral: \(String(describing: pair.results[.responder]))")
+        #expect(central?.secureConnections == test.secureConnections)
+        #expect(central?.authenticated == (want != "JW"))
+        #expect(central?.bonded == test.bonding)
+        if test.secureConnections {
+            #expect(central?.longTermKey != nil && central?.longTermKey == peripheral?.longTermKey)
+            #expect(pair.codes.contains(.pairingPublicKey) && !pair.codes.contains(.encryptionInformation))
+        }
+        if test.bonding {
+            #expect(central?.peerIdentity == Self.peripheralIdentity)
+            #expect(peripheral?.peerIdentity == Self.identity)
+            #expect(central?.peerSigningKey == SMPValue128(0x99))
+            if !test.secureConnections {
+                // Each side's distributed key is the other's peer key, and the central
+                // re-encrypts with the key the peripheral answers an LTK request with.
+                #expect(central?.peerLongTermKey != nil && central?.peerLongTermKey == peripheral?.localLongTermKey)
+                #expect(peripheral?.peerLongTermKey == central?.localLongTermKey)
+                if let key = central?.keyAsCentral {
+                    #expect(peripheral?.keyAsPeripheral(encryptedDiversifier: key.encryptedDiversifier, randomNumber: key.randomNumber) == key)
+                }
+            }
+        } else {
+            #expect(central?.peerIdentity == nil && central?.peerLongTermKey == nil)
+            #expect(!pair.codes.contains(.identityInformation) && !pair.codes.contains(.encryptionInformation))
+        }
+        if want == "NC" { #expect(pair.compared[.initiator] != nil && pair.compared[.initiator] == pair.compared[.responder]) }
+        if want == "ID" { #expect(pair.displayed[.initiator] != nil) }
+        if want == "RD" { #expect(pair.displayed[.responder] != nil) }
+        if want == "BI" && test.secureConnections {
+            // 20 rounds: a Confirm and a Random each way per round.
+            #expect(pair.codes.filter { $0 == .pairingConfirm }.count == 40)
+        }
+    }
+
+    @Test("without MITM on either side every pair is Just Works")
+    func noMITMIsJustWorks() {
+        for sc in [false, true] {
+            var pair = PairingPair(
+                initiator: PairingConfiguration(ioCapability: .keyboardDisplay, secureConnections: sc),
+                responder: PairingConfiguration(ioCapability: .keyboardDisplay, secureConnections: sc))
+            pair.run()
+            #expect(pair.keys(.initiator)?.method == .justWorks)
+            #expect(pair.keys(.initiator)?.authenticated == false)
+        }
+    }
+
+    @Test("legacy and SC passkey entry with a wrong passkey fail with Confirm Value Failed and no keys", arguments: [false, true])
+    func wrongPasskey(sc: Bool) {
+        var pair = PairingPair(
+            initiator: configuration(.keyboardOnly, sc: sc, bonding: true, identity: nil),
+            responder: configuration(.displayOnly, sc: sc, bonding: true, identity: nil))
+        pair.typedPasskey[.initiator] = 111_111
+        pair.run()
+        #expect(pair.displayed[.responder] != 111_111)
+        #expect(!pair.encrypted)
+        #expect(pair.keys(.initiator) == nil && pair.keys(.responder) == nil)
+        #expect(pair.air.contains { $0.1 == .pairingFailed(.confirmValueFailed) })
+        // Whichever side checks first refuses; the other hears the reason.
+        let errors = [pair.error(.initiator), pair.error(.responder)]
+        #expect(errors.contains(.peerFailed(.confirmValueFailed)))
+    }
+
+    @Test("a user rejecting the numeric comparison fails with Numeric Comparison Failed")
+    func numericComparisonRejected() {
+        var pair = PairingPair(
+            initiator: configuration(.displayYesNo, sc: true, bonding: true, identity: nil),
+            responder: configuration(.displayYesNo, sc: true, bonding: true, identity: nil))
+        pair.confirmNumbers = false
+        pair.run()
+        #expect(!pair.encrypted)
+        #expect(pair.air.contains { $0.1 == .pairingFailed(.numericComparisonFailed) })
+    }
+
+    @Test("SC OOB: both sides hold the other's data; a wrong confirm is Confirm Value Failed")
+    func secureConnectionsOOB() {
+        var probe = PairingPair(initiator: PairingConfiguration(), responder: PairingConfiguration(), seed: 7)
+        let initiatorData = probe.initiator.localOOBData()
+        let responderData = probe.responder.localOOBData()
+        var pair = probe
+        pair.initiator = PairingMachine(role: .initiator, configuration: PairingConfiguration(peerOOBData: .secureConnections(random: responderData.random, confirm: responderData.confirm)),
+                                        localAddress: PairingPair.centralAddress, peerAddress: PairingPair.peripheralAddress, random: SeededRandom(seed: 7))
+        pair.responder = PairingMachine(role: .responder, configuration: PairingConfiguration(peerOOBData: .secureConnections(random: initiatorData.random, confirm: initiatorData.confirm)),
+                                        localAddress: PairingPair.peripheralAddress, peerAddress: PairingPair.centralAddress, random: SeededRandom(seed: 1007))
+        // Same seeds: the machines make the same key pairs and randoms the probe showed.
+        _ = pair.initiator.localOOBData()
+        _ = pair.responder.localOOBData()
+        pair.run()
+        #expect(pair.keys(.initiator)?.method == .outOfBand)
+        #expect(pair.keys(.initiator)?.longTermKey == pair.keys(.responder)?.longTermKey)
+        #expect(pair.keys(.initiator)?.authenticated == true)
+
+        probe.responder = PairingMachine(role: .responder, configuration: PairingConfiguration(peerOOBData: .secureConnections(random: initiatorData.random, confirm: SMPValue128(1))),
+                                         localAddress: PairingPair.peripheralAddress, peerAddress: PairingPair.centralAddress, random: SeededRandom(seed: 1007))
+        probe.initiator = PairingMachine(role: .initiator, configuration: PairingConfiguration(), localAddress: PairingPair.centralAddress, peerAddress: PairingPair.peripheralAddress, random: SeededRandom(seed: 7))
+        _ = probe.initiator.localOOBData()
+        probe.run()
+        #expect(probe.air.contains { $0.1 == .pairingFailed(.confirmValueFailed) })
+        #expect(probe.keys(.responder) == nil)
+    }
+
+    @Test("legacy OOB uses the shared TK; without a TK on one side it is not OOB")
+    func legacyOOB() {
+        let tk = SMPValue128(0x0123_4567_89AB_CDEF)
+        var pair = PairingPair(
+            initiator: PairingConfiguration(secureConnections: false, peerOOBData: .legacy(temporaryKey: tk)),
+            responder: PairingConfiguration(secureConnections: false, peerOOBData: .legacy(temporaryKey: tk)))
+        pair.run()
+        #expect(pair.keys(.initiator)?.method == .outOfBand)
+        var wrong = PairingPair(
+            initiator: PairingConfiguration(secureConnections: false, peerOOBData: .legacy(temporaryKey: tk)),
+            responder: PairingConfiguration(secureConnections: false, peerOOBData: .legacy(temporaryKey: SMPValue128(5))))
+        wrong.run()
+        #expect(wrong.air.contains { $0.1 == .pairingFailed(.confirmValueFailed) })
+    }
+
+    @Test("Secure Connections Only refuses a legacy peer and short keys")
+    func secureConnectionsOnly() {
+        var legacy = PairingPair(
+            initiator: PairingConfiguration(secureConnections: true, secureConnectionsOnly: true),
+            responder: PairingConfiguration(secureConnections: false))
+        legacy.run()
+        #expect(legacy.error(.initiator) == .refused(.authenticationRequirements, "Secure Connections Only mode refuses legacy pairing"))
+        #expect(legacy.keys(.responder) == nil)
+
+        var responderOnly = PairingPair(
+            initiator: PairingConfiguration(secureConnections: false),
+            responder: PairingConfiguration(secureConnections: true, secureConnectionsOnly: true))
+        responderOnly.run()
+        #expect(responderOnly.air.last?.1 == .pairingFailed(.authenticationRequirements))
+    }
+
+    @Test("minimum key size: a configuration outside 7 ... 16 is refused before anything is sent", arguments: [0, 6, 17])
+    func minimumKeySizeConfiguration(size: Int) {
+        var machine = PairingMachine(role: .initiator, configuration: PairingConfiguration(minimumKeySize: size),
+                                     localAddress: PairingPair.centralAddress, peerAddress: PairingPair.peripheralAddress, random: SeededRandom(seed: 1))
+        let actions = machine.handle(.pair)
+        #expect(actions.count == 1)
+        if case .failed(.invalidConfiguration)? = actions.first {} else { Issue.record("got \(actions)") }
+    }
+}
