@@ -16,7 +16,7 @@ public struct PairingMachine: Sendable {
     }
 
     public let role: Role
-    public let configuration: PairingConfiguration
+    public private(set) var configuration: PairingConfiguration
     /// Our address on this link, as the peer sees it.
     public let localAddress: DeviceAddress
     public let peerAddress: DeviceAddress
@@ -108,6 +108,13 @@ public struct PairingMachine: Sendable {
 
     /// The method of the running or last pairing, once features were exchanged.
     public var method: PairingMethod? { context.response == nil ? nil : context.method }
+
+    /// Replaces the peer's OOB data before a pairing starts (the delegate's answer);
+    /// ignored while one runs.
+    public mutating func setPeerOOBData(_ data: OOBData?) {
+        guard !isPairing else { return }
+        configuration.peerOOBData = data
+    }
 
     /// Our Secure Connections OOB data for this machine's key pair, to give the peer out
     /// of band before pairing.
