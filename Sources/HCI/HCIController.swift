@@ -39,8 +39,10 @@ public final class HCIController: Sendable {
         var inFlight: [PendingCommand] = []
         var eventHandlers: [UInt64: EventHandler] = [:] {
             // Rebuilt only when subscribers change, so delivering an event retains an array
-            // instead of allocating one: this runs for every advertising report.
-            didSet { eventHandlerList = Array(eventHandlers.values) }
+            // instead of allocating one: this runs for every advertising report. In
+            // subscription order, so a layer created first (L2CAP) has seen a Connection
+            // Complete before a later one (the Connector) hands the connection to a task.
+            didSet { eventHandlerList = eventHandlers.sorted { $0.key < $1.key }.map(\.value) }
         }
         var eventHandlerList: [EventHandler] = []
         var aclHandler: ACLHandler?
@@ -304,6 +306,7 @@ public final class HCIController: Sendable {
 
     /// Registers a handler for every event, called on the transport's reader thread in
     /// arrival order. Keep it short: it runs before the next packet is read.
+    /// Subscribers are called in the order they subscribed.
     public func subscribe(_ handler: @escaping EventHandler) -> Subscription {
         let id = state.withLock { state in
             let id = state.nextID

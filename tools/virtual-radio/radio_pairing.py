@@ -90,6 +90,8 @@ class RadioPairingDelegate(PairingDelegate):
         self._log(event='pairing-passkey-request')
         if self.control.passkey is not None:
             return self.control.passkey
+        if self.control.queued_passkeys:
+            return self.control.queued_passkeys.pop(0)
         future = asyncio.get_running_loop().create_future()
         self.control.passkey_futures.append(future)
         return await future
@@ -118,6 +120,8 @@ class PairingControl:
         self.passkey: int | None = None
         self.stall_after: int | None = None
         self.passkey_futures: list[asyncio.Future] = []
+        # A `passkey` line that came before Bumble asked: the next question gets it.
+        self.queued_passkeys: list[int] = []
         device = peer.device
         device.bareble_pairing_control = self
         device.pairing_config_factory = self.config_for
@@ -158,7 +162,9 @@ class PairingControl:
         self.passkey_futures = []
         for future in waiting:
             future.set_result(value)
-        return dict(delivered=len(waiting))
+        if not waiting:
+            self.queued_passkeys.append(value)
+        return dict(delivered=len(waiting), queued=not waiting)
 
     def on_connection(self, connection) -> None:
         connection.bareble_smp_sent = 0
@@ -167,7 +173,7 @@ class PairingControl:
         def on_pairing(keys) -> None:
             details = getattr(connection, 'bareble_pairing', {})
             self.log(event='pairing-complete', peer=self.name, address=address, **details,
-                     keys=_keys_json(keys))
+                     identity=str(connection.peer_address), keys=_keys_json(keys))
 
         def on_pairing_failure(reason) -> None:
             self.log(event='pairing-failed', peer=self.name, address=address, reason=int(reason),
@@ -193,8 +199,7 @@ def _key_hex(key) -> str | None:
 def _keys_json(keys) -> dict:
     result = {'ltk': _key_hex(keys.ltk), 'ltk_central': _key_hex(keys.ltk_central),
               'ltk_peripheral': _key_hex(keys.ltk_peripheral), 'irk': _key_hex(keys.irk),
-              'csrk': _key_hex(keys.csrk),
-              'identity': None if keys.address is None else str(keys.address)}
+              'csrk': _key_hex(keys.csrk)}
     for name in ('ltk', 'ltk_central', 'ltk_peripheral'):
         key = getattr(keys, name)
         if key is not None:

@@ -39,12 +39,18 @@ public final class SecurityManager: Sendable {
         var ended: HCIErrorCode?
         /// Set by a re-encryption in progress: its outcome goes to that caller, not to SMP.
         var reencrypting = false
+        /// The end of a pairing nobody was waiting for, kept for ``nextPairingResult()``.
+        var unclaimed: Result<PairingKeys, PairingError>?
     }
 
     private let state: Mutex<State>
     private let work: AsyncStream<Work>.Continuation
     private let worker: Mutex<Task<Void, Never>?> = Mutex(nil)
 
+    /// Create the ``ChannelManager`` before the ``Connector``: L2CAP must have seen the
+    /// connection before the Connector hands it out (controller subscribers run in
+    /// subscription order), or the SMP channel cannot be served yet.
+    ///
     /// - Parameters:
     ///   - localAddress: our address as the peer sees it on this link (c1, f5, f6 bind to
     ///     it); the controller's public address when nil.
@@ -123,6 +129,15 @@ public final class SecurityManager: Sendable {
             state.withLock { $0.machine.setPeerOOBData(oob) }
         }
         return try await waitForPairing(starting: true)
+    }
+
+    /// Waits for a pairing the peer starts (or returns one that already ended since the
+    /// last call): the peripheral's view of a central that pairs on its own.
+    public func nextPairingResult() async throws(PairingError) -> PairingKeys {
+        if let result = state.withLock({ state in defer { state.unclaimed = nil }; return state.unclaimed }) {
+            return try result.get()
+        }
+        return try await waitForPairing(starting: false)
     }
 
     /// Central: encrypts with stored keys (a bond) instead of pairing. A failure is a hard
@@ -335,6 +350,7 @@ public final class SecurityManager: Sendable {
     private func resumeWaiters(_ result: Result<PairingKeys, PairingError>) {
         let waiters = state.withLock { state in
             defer { state.waiters = [:] }
+            if state.waiters.isEmpty { state.unclaimed = result }
             return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume(returning: result) }

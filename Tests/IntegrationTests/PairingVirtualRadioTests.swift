@@ -1,0 +1,269 @@
+import BluetoothCore
+import Foundation
+import HCI
+import HCITransport
+import L2CAP
+import SMP
+import Synchronization
+import Testing
+import TestSupport
+
+/// Table 2.8 of Core Vol 3 Part H by hand: (legacy, SC) per initiator row and responder
+/// column. JW Just Works, NC Numeric Comparison, PK Passkey Entry.
+private let specificationTable: [IOCapability: [IOCapability: (String, String)]] = [
+    .displayOnly: [.displayOnly: ("JW", "JW"), .displayYesNo: ("JW", "JW"), .keyboardOnly: ("PK", "PK"), .noInputNoOutput: ("JW", "JW"), .keyboardDisplay: ("PK", "PK")],
+    .displayYesNo: [.displayOnly: ("JW", "JW"), .displayYesNo: ("JW", "NC"), .keyboardOnly: ("PK", "PK"), .noInputNoOutput: ("JW", "JW"), .keyboardDisplay: ("PK", "NC")],
+    .keyboardOnly: [.displayOnly: ("PK", "PK"), .displayYesNo: ("PK", "PK"), .keyboardOnly: ("PK", "PK"), .noInputNoOutput: ("JW", "JW"), .keyboardDisplay: ("PK", "PK")],
+    .noInputNoOutput: [.displayOnly: ("JW", "JW"), .displayYesNo: ("JW", "JW"), .keyboardOnly: ("JW", "JW"), .noInputNoOutput: ("JW", "JW"), .keyboardDisplay: ("JW", "JW")],
+    .keyboardDisplay: [.displayOnly: ("PK", "PK"), .displayYesNo: ("PK", "NC"), .keyboardOnly: ("PK", "PK"), .noInputNoOutput: ("JW", "JW"), .keyboardDisplay: ("PK", "NC")],
+]
+
+private func short(_ method: PairingMethod) -> String {
+    switch method {
+    case .justWorks: "JW"
+    case .numericComparison: "NC"
+    case .passkeyEntry: "PK"
+    case .outOfBand: "OOB"
+    }
+}
+
+/// Bumble's name for the method (radio `pairing-complete` events).
+private let bumbleName = ["JW": "just-works", "NC": "numeric-comparison", "PK": "passkey", "OOB": "oob"]
+
+struct PairingCase: CustomTestStringConvertible, Sendable {
+    var ours: IOCapability
+    var theirs: IOCapability
+    var secureConnections: Bool
+    var bonding: Bool
+    var testDescription: String { "\(ours.name) x \(theirs.name) \(secureConnections ? "SC" : "legacy") \(bonding ? "bond" : "no-bond")" }
+
+    static let all: [PairingCase] = IOCapability.allCases.flatMap { ours in
+        IOCapability.allCases.flatMap { theirs in
+            [false, true].flatMap { sc in [true, false].map { PairingCase(ours: ours, theirs: theirs, secureConnections: sc, bonding: $0) } }
+        }
+    }
+}
+
+/// The user on our side, played by the test: passkeys we show are typed into the radio's
+/// peer with a control line; passkeys the peer shows are read from its event log; when
+/// both sides type, both get 123456; numeric comparison is confirmed (and recorded).
+final class RadioUser: PairingDelegate {
+    let log: RadioEventLog
+    let radioPeer: String
+    /// Our address as the radio's peer names it (its events carry it).
+    let ourAddress: String
+    let wrongPasskey: UInt32?
+    let shown = Mutex<[UInt32]>([])
+    let compared = Mutex<[UInt32]>([])
+
+    init(log: RadioEventLog, radioPeer: String, ourAddress: String, wrongPasskey: UInt32? = nil) {
+        self.log = log
+        self.radioPeer = radioPeer
+        self.ourAddress = ourAddress
+        self.wrongPasskey = wrongPasskey
+    }
+
+    func displayPasskey(_ passkey: UInt32, peer: DeviceAddress) async {
+        shown.withLock { $0.append(passkey) }
+        _ = try? await log.control("passkey \(radioPeer) \(passkey)")
+    }
+
+    func enterPasskey(peer: DeviceAddress) async -> UInt32? {
+        if let wrongPasskey { return wrongPasskey }
+        let ours = ourAddress
+        let name = radioPeer
+        guard let event = try? await log.wait("pairing-display", timeout: .seconds(3), where: {
+            $0["peer"] as? String == name && ($0["address"] as? String)?.hasPrefix(ours) == true
+        }) else {
+            // The peer shows nothing, so it types too: both enter the same passkey.
+            _ = try? await log.control("passkey \(radioPeer) 123456")
+            return 123_456
+        }
+        return (event["number"] as? Int).map(UInt32.init)
+    }
+
+    func confirmNumericComparison(_ value: UInt32, peer: DeviceAddress) async -> Bool {
+        compared.withLock { $0.append(value) }
+        return true
+    }
+}
+
+/// Pairing against Bumble's SMP on the virtual radio, an independent implementation:
+/// BareBLE as initiator (central, the radio's peripheral responds) and as responder
+/// (BareBLE advertises and accepts the radio's central, which starts pairing).
+@Suite(.serialized) struct PairingVirtualRadio {
+    static let harness = Result { try RadioHarness(arguments: ["--tcp", "--peripheral", "--central"]) }
+    static let log = Result { RadioEventLog(try harness.get()) }
+    static let peripheral = DeviceAddress(BluetoothAddress(0xC44B_4D00_0001), type: .random)
+    static let centralPeer = DeviceAddress(BluetoothAddress(0xC44B_4D00_0006), type: .random)
+
+    struct Stack {
+        let controller: HCIController
+        let info: ControllerInfo
+        let connector: Connector
+        let channels: ChannelManager
+        var address: DeviceAddress { DeviceAddress(info.address, type: .public) }
+        var radioName: String { "\(info.address)" }
+    }
+
+    func open(_ harness: RadioHarness) async throws -> Stack {
+        let transport = try TCPTransport.connect(host: "127.0.0.1", port: harness.radio.tcpPort)
+        let controller = HCIController(transport: transport)
+        try controller.start()
+        let info = try await controller.powerOn()
+        // L2CAP first: it must know a new connection before the Connector hands it out.
+        let channels = ChannelManager(controller: controller)
+        return Stack(controller: controller, info: info, connector: Connector(controller: controller), channels: channels)
+    }
+
+    func configuration(_ test: PairingCase, stack: Stack) -> PairingConfiguration {
+        PairingConfiguration(
+            ioCapability: test.ours, bonding: test.bonding, mitm: true, secureConnections: test.secureConnections,
+            localIdentity: IdentityKey(identityResolvingKey: SMPValue128(0x0BAE_B1E0_0000_0000_0000_0000_0000_0001), address: stack.address))
+    }
+
+    func radioSettings(_ test: PairingCase) -> String {
+        "io=\(test.theirs.name) sc=\(test.secureConnections ? 1 : 0) bonding=\(test.bonding ? 1 : 0) mitm=1 confirm=1 passkey=ask stall=off"
+    }
+
+    /// Checks one finished pairing against the table, Bumble's own choice and keys.
+    func check(_ keys: PairingKeys, expected: String, bumble: [String: Any], test: PairingCase, connection: Connection, log: RadioEventLog, radioPeer: String, stack: Stack) async throws {
+        #expect(short(keys.method) == expected, "BareBLE chose \(keys.method)")
+        #expect(bumble["method"] as? String == bumbleName[expected], "Bumble chose \(bumble["method"] ?? "?")")
+        #expect(bumble["sc"] as? Bool == test.secureConnections)
+        #expect(keys.secureConnections == test.secureConnections)
+        #expect(keys.bonded == test.bonding)
+        #expect(connection.encryption.isEncrypted)
+        let ours = stack.radioName
+        try await log.wait("encryption-change", where: { $0["peer"] as? String == radioPeer && ($0["address"] as? String)?.hasPrefix(ours) == true && $0["encrypted"] as? Bool == true })
+        let bumbleKeys = bumble["keys"] as? [String: Any] ?? [:]
+        if test.secureConnections {
+            #expect(keys.longTermKey.map { Hex.string($0.value.littleEndianBytes).lowercased() } == (bumbleKeys["ltk"] as? String)?.lowercased(), "LTK differs from Bumble's")
+        }
+        if test.bonding {
+            // Bumble's identity is its static random address; it learnt ours.
+            #expect(keys.peerIdentity?.address.address == (radioPeer == "peripheral" ? Self.peripheral : Self.centralPeer).address)
+            #expect(keys.peerSigningKey != nil)
+            #expect(bumbleKeys["irk"] as? String != nil)
+            if !test.secureConnections {
+                let ourKeys = Set([keys.peerLongTermKey, keys.localLongTermKey].compactMap { $0.map { Hex.string($0.value.littleEndianBytes).lowercased() } })
+                let theirs = Set([bumbleKeys["ltk_central"], bumbleKeys["ltk_peripheral"]].compactMap { ($0 as? String)?.lowercased() })
+                #expect(!ourKeys.isEmpty && ourKeys == theirs, "legacy LTKs: ours \(ourKeys), Bumble's \(theirs)")
+            }
+        } else {
+            #expect(keys.peerIdentity == nil && keys.peerLongTermKey == nil)
+        }
+    }
+
+    @Test("BareBLE as initiator: every IO capability pair x legacy/SC x bonding", arguments: PairingCase.all)
+    func initiator(_ test: PairingCase) async throws {
+        let harness = try Self.harness.get()
+        let log = try Self.log.get()
+        let stack = try await open(harness)
+        defer { stack.controller.close() }
+        try await log.control("pairing peripheral \(radioSettings(test))")
+        let connection = try await stack.connector.connect(to: Self.peripheral, timeout: .seconds(5))
+        let user = RadioUser(log: log, radioPeer: "peripheral", ourAddress: stack.radioName)
+        let manager = try SecurityManager(connection: connection, channels: stack.channels, configuration: configuration(test, stack: stack), delegate: user)
+        let keys = try await manager.pair()
+        let ours = stack.radioName
+        let bumble = try await log.wait("pairing-complete", where: { $0["peer"] as? String == "peripheral" && ($0["address"] as? String)?.hasPrefix(ours) == true })
+        let expected = test.secureConnections ? specificationTable[test.ours]![test.theirs]!.1 : specificationTable[test.ours]![test.theirs]!.0
+        try await check(keys, expected: expected, bumble: bumble, test: test, connection: connection, log: log, radioPeer: "peripheral", stack: stack)
+        if expected == "NC" { #expect(user.compared.withLock { $0.count } == 1) }
+        try await connection.disconnect()
+    }
+
+    @Test("BareBLE as responder: every IO capability pair x legacy/SC x bonding", arguments: PairingCase.all)
+    func responder(_ test: PairingCase) async throws {
+        let harness = try Self.harness.get()
+        let log = try Self.log.get()
+        let stack = try await open(harness)
+        defer { stack.controller.close() }
+        try await log.control("pairing central \(radioSettings(test))")
+        let incoming = stack.connector.incomingConnections()
+        let advertiser = Advertiser(controller: stack.controller)
+        _ = try await advertiser.start(AdvertisingParameters(kind: .connectableUndirected, interval: .milliseconds(20)), data: AdvertisingData([0x02, 0x01, 0x06]))
+        try log.send("connect-pair central \(stack.radioName)")
+        var connections = incoming.makeAsyncIterator()
+        guard let connection = await connections.next() else { Issue.record("no incoming connection"); return }
+        #expect(connection.role == .peripheral)
+        let user = RadioUser(log: log, radioPeer: "central", ourAddress: stack.radioName)
+        let manager = try SecurityManager(connection: connection, channels: stack.channels, configuration: configuration(test, stack: stack), delegate: user)
+        let keys = try await manager.nextPairingResult()
+        let ours = stack.radioName
+        let bumble = try await log.wait("pairing-complete", where: { $0["peer"] as? String == "central" && ($0["address"] as? String)?.hasPrefix(ours) == true })
+        // Bumble is the initiator here: the table's row is its capability.
+        let expected = test.secureConnections ? specificationTable[test.theirs]![test.ours]!.1 : specificationTable[test.theirs]![test.ours]!.0
+        try await check(keys, expected: expected, bumble: bumble, test: test, connection: connection, log: log, radioPeer: "central", stack: stack)
+        try await log.wait("ack", timeout: .seconds(10), where: { ($0["command"] as? String)?.hasPrefix("connect-pair central \(ours)") == true && $0["paired"] as? Bool == true })
+        try await connection.disconnect()
+    }
+
+    @Test("a wrong passkey fails with Confirm Value Failed on both sides", arguments: [false, true])
+    func wrongPasskey(secureConnections: Bool) async throws {
+        let harness = try Self.harness.get()
+        let log = try Self.log.get()
+        let stack = try await open(harness)
+        defer { stack.controller.close() }
+        try await log.control("pairing peripheral io=display-only sc=\(secureConnections ? 1 : 0) bonding=1 mitm=1 passkey=111111 stall=off")
+        let connection = try await stack.connector.connect(to: Self.peripheral, timeout: .seconds(5))
+        let user = RadioUser(log: log, radioPeer: "peripheral", ourAddress: stack.radioName, wrongPasskey: 222_222)
+        let manager = try SecurityManager(
+            connection: connection, channels: stack.channels,
+            configuration: PairingConfiguration(ioCapability: .keyboardOnly, mitm: true, secureConnections: secureConnections), delegate: user)
+        await #expect(throws: PairingError.peerFailed(.confirmValueFailed)) { _ = try await manager.pair() }
+        let ours = stack.radioName
+        try await log.wait("pairing-failed", where: { $0["peer"] as? String == "peripheral" && ($0["address"] as? String)?.hasPrefix(ours) == true && $0["reason"] as? Int == 0x04 })
+        #expect(!connection.encryption.isEncrypted)
+        try await connection.disconnect()
+    }
+
+    @Test("a peer that stops answering mid-pairing ends in the SMP timeout, and no new pairing runs on that link")
+    func peerStopsAnswering() async throws {
+        let harness = try Self.harness.get()
+        let log = try Self.log.get()
+        let stack = try await open(harness)
+        defer { stack.controller.close() }
+        // Bumble sends its Pairing Response, then nothing.
+        try await log.control("pairing peripheral io=no-input-no-output sc=1 bonding=1 passkey=ask stall=1")
+        let connection = try await stack.connector.connect(to: Self.peripheral, timeout: .seconds(5))
+        let manager = try SecurityManager(connection: connection, channels: stack.channels, configuration: PairingConfiguration(), smpTimeout: .seconds(2))
+        await #expect(throws: PairingError.timedOut) { _ = try await manager.pair() }
+        try await log.wait("smp-dropped", where: { $0["peer"] as? String == "peripheral" })
+        await #expect(throws: PairingError.linkTimedOutEarlier) { _ = try await manager.pair() }
+        #expect(!connection.encryption.isEncrypted)
+        try await log.control("pairing peripheral stall=off")
+        try await connection.disconnect()
+    }
+
+    @Test("a bonded peer re-encrypts without pairing; after it lost the bond re-encryption fails with a typed error")
+    func reencryption() async throws {
+        let harness = try Self.harness.get()
+        let log = try Self.log.get()
+        let stack = try await open(harness)
+        defer { stack.controller.close() }
+        try await log.control("pairing peripheral io=no-input-no-output sc=1 bonding=1 mitm=0 passkey=ask stall=off")
+        let first = try await stack.connector.connect(to: Self.peripheral, timeout: .seconds(5))
+        let keys = try await SecurityManager(connection: first, channels: stack.channels, configuration: PairingConfiguration()).pair()
+        try await first.disconnect()
+
+        let second = try await stack.connector.connect(to: Self.peripheral, timeout: .seconds(5))
+        let manager = try SecurityManager(connection: second, channels: stack.channels, configuration: PairingConfiguration())
+        try await manager.encrypt(with: keys)
+        #expect(second.encryption.isEncrypted)
+        try await second.disconnect()
+
+        try await log.control("forget-bonds peripheral")
+        let third = try await stack.connector.connect(to: Self.peripheral, timeout: .seconds(5))
+        let again = try SecurityManager(connection: third, channels: stack.channels, configuration: PairingConfiguration())
+        do {
+            try await again.encrypt(with: keys)
+            Issue.record("re-encryption with a forgotten bond succeeded")
+        } catch let error {
+            guard case .reencryptionFailed = error else { Issue.record("expected reencryptionFailed, got \(error)"); return }
+        }
+        #expect(!third.encryption.isEncrypted)
+        if third.isConnected { try await third.disconnect() }
+    }
+}
