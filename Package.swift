@@ -85,6 +85,6 @@ let package = Package(
         .testTarget(name: "GATTTests", dependencies: ["GATT", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SMPTests", dependencies: ["SMP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "IntegrationTests", dependencies: ["HCI", "HCITransport", "L2CAP", "SMP", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["HCI", "HCITransport", "L2CAP", "ATT", "SMP", "TestSupport"], swiftSettings: strict),
     ]
 )

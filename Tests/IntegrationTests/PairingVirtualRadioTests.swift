@@ -1,3 +1,4 @@
+import ATT
 import BluetoothCore
 import Foundation
 import HCI
@@ -265,5 +266,30 @@ final class RadioUser: PairingDelegate {
         }
         #expect(!third.encryption.isEncrypted)
         if third.isConnected { try await third.disconnect() }
+    }
+
+    @Test("the security hook: a read refused for insufficient authentication pairs, then succeeds on the one retry")
+    func pairThenRetryOnce() async throws {
+        let harness = try Self.harness.get()
+        let log = try Self.log.get()
+        let stack = try await open(harness)
+        defer { stack.controller.close() }
+        try await log.control("pairing peripheral io=no-input-no-output sc=1 bonding=1 mitm=0 passkey=ask stall=off")
+        let connection = try await stack.connector.connect(to: Self.peripheral, timeout: .seconds(5))
+        let client = ATTClient(bearer: L2CAPBearer(manager: stack.channels, connection: connection.handle), transactionTimeout: .seconds(10))
+        let manager = try SecurityManager(connection: connection, channels: stack.channels, configuration: PairingConfiguration())
+        let encryptedValue: UInt16 = 52  // B4AE0007, "secret" over an encrypted link (radio README)
+        let attempts = Mutex(0)
+        let value = try await manager.retryingAfterPairing(isInsufficientSecurity: { error in
+            guard let code = (error as? ATTError)?.errorCode else { return false }
+            return code == .insufficientAuthentication || code == .insufficientEncryption
+        }) {
+            attempts.withLock { $0 += 1 }
+            return try await client.read(encryptedValue).attributeValue
+        }
+        #expect(value == Array("secret".utf8))
+        #expect(attempts.withLock { $0 } == 2)
+        #expect(connection.encryption.isEncrypted)
+        try await connection.disconnect()
     }
 }
