@@ -292,4 +292,34 @@ final class RadioUser: PairingDelegate {
         #expect(connection.encryption.isEncrypted)
         try await connection.disconnect()
     }
+
+    @Test("Security Request: the peripheral asks and our central pairs; our peripheral asks and the central pairs")
+    func securityRequest() async throws {
+        let harness = try Self.harness.get()
+        let log = try Self.log.get()
+        let stack = try await open(harness)
+        defer { stack.controller.close() }
+        try await log.control("pairing peripheral io=no-input-no-output sc=1 bonding=1 mitm=0 passkey=ask stall=off")
+        let connection = try await stack.connector.connect(to: Self.peripheral, timeout: .seconds(5))
+        let manager = try SecurityManager(connection: connection, channels: stack.channels, configuration: PairingConfiguration(), smpTimeout: .seconds(10))
+        try await log.control("request-security peripheral")
+        let keys = try await manager.nextPairingResult()
+        #expect(keys.method == .justWorks && keys.secureConnections)
+        #expect(connection.encryption.isEncrypted)
+        try await connection.disconnect()
+
+        try await log.control("pairing central io=no-input-no-output sc=1 bonding=1 mitm=0 passkey=ask stall=off")
+        let incoming = stack.connector.incomingConnections()
+        let advertiser = Advertiser(controller: stack.controller)
+        _ = try await advertiser.start(AdvertisingParameters(kind: .connectableUndirected, interval: .milliseconds(20)), data: AdvertisingData([0x02, 0x01, 0x06]))
+        try await log.control("connect-pair central \(stack.radioName) no-pair")
+        var connections = incoming.makeAsyncIterator()
+        guard let accepted = await connections.next() else { Issue.record("no incoming connection"); return }
+        let responder = try SecurityManager(connection: accepted, channels: stack.channels, configuration: PairingConfiguration(), smpTimeout: .seconds(10))
+        let paired = try await responder.pair()
+        #expect(paired.secureConnections && accepted.encryption.isEncrypted)
+        let ours = stack.radioName
+        try await log.wait("security-request", where: { $0["peer"] as? String == "central" && ($0["address"] as? String)?.hasPrefix(ours) == true })
+        try await accepted.disconnect()
+    }
 }

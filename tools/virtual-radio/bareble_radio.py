@@ -230,6 +230,13 @@ class Radio:
             raise ValueError(f'peer {peer!r} is not a central')
         return target.pair_again()
 
+    def control_request_security(self, peer: str) -> dict:
+        target = self.peer(peer)
+        connections = list(target.device.connections.values())
+        for connection in connections:
+            connection.request_pairing()
+        return dict(connections=len(connections))
+
     def control_forget_bonds(self, peer: str):
         target = self.peer(peer)
 

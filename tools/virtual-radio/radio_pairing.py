@@ -186,6 +186,18 @@ class PairingControl:
         def on_encryption_failure(error) -> None:
             self.log(event='encryption-failure', peer=self.name, address=address, error=str(error))
 
+        def on_security_request(auth_req) -> None:
+            self.log(event='security-request', peer=self.name, address=address, auth_req=int(auth_req))
+            # Bumble leaves the answer to the application: a central pairs.
+            if connection.role == hci.Role.CENTRAL:
+                async def pair() -> None:
+                    try:
+                        await connection.pair()
+                    except Exception as error:  # reported by pairing-failed already
+                        logger.debug('pairing after a security request failed: %s', error)
+                asyncio.ensure_future(pair())
+
+        connection.on(connection.EVENT_SECURITY_REQUEST, on_security_request)
         connection.on(connection.EVENT_PAIRING, on_pairing)
         connection.on(connection.EVENT_PAIRING_FAILURE, on_pairing_failure)
         connection.on(connection.EVENT_CONNECTION_ENCRYPTION_CHANGE, on_encryption_change)

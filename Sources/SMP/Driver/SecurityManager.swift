@@ -197,7 +197,9 @@ public final class SecurityManager: Sendable {
     }
 
     private func waitForPairing(starting: Bool) async throws(PairingError) -> PairingKeys {
-        let peripheralDeadline = connection.role == .peripheral ? smpTimeout : nil
+        // Waiting for the peer to start (our Security Request, or nextPairingResult) has a
+        // deadline too; a running pairing is bounded by the SMP timer.
+        let peerDeadline = connection.role == .peripheral || !starting ? smpTimeout : nil
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<PairingKeys, PairingError>, Never>) in
             let (id, actions, early): (UInt64, [PairingAction], PairingError?) = state.withLock { state in
                 if let ended = state.ended { return (0, [], .disconnected(ended)) }
@@ -212,10 +214,9 @@ public final class SecurityManager: Sendable {
                 return
             }
             execute(actions)
-            if let peripheralDeadline {
-                // The central may never answer our Security Request.
+            if let peerDeadline {
                 Task { [weak self] in
-                    try? await Task.sleep(for: peripheralDeadline)
+                    try? await Task.sleep(for: peerDeadline)
                     self?.expireWaiter(id)
                 }
             }
