@@ -9,27 +9,19 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// Table 2.8 of Core Vol 3 Part H by hand: (legacy, SC) per initiator row and responder
-/// column. JW Just Works, NC Numeric Comparison, PK Passkey Entry.
-private let specificationTable: [IOCapability: [IOCapability: (String, String)]] = [
-    .displayOnly: [.displayOnly: ("JW", "JW"), .displayYesNo: ("JW", "JW"), .keyboardOnly: ("PK", "PK"), .noInputNoOutput: ("JW", "JW"), .keyboardDisplay: ("PK", "PK")],
-    .displayYesNo: [.displayOnly: ("JW", "JW"), .displayYesNo: ("JW", "NC"), .keyboardOnly: ("PK", "PK"), .noInputNoOutput: ("JW", "JW"), .keyboardDisplay: ("PK", "NC")],
-    .keyboardOnly: [.displayOnly: ("PK", "PK"), .displayYesNo: ("PK", "PK"), .keyboardOnly: ("PK", "PK"), .noInputNoOutput: ("JW", "JW"), .keyboardDisplay: ("PK", "PK")],
-    .noInputNoOutput: [.displayOnly: ("JW", "JW"), .displayYesNo: ("JW", "JW"), .keyboardOnly: ("JW", "JW"), .noInputNoOutput: ("JW", "JW"), .keyboardDisplay: ("JW", "JW")],
-    .keyboardDisplay: [.displayOnly: ("PK", "PK"), .displayYesNo: ("PK", "NC"), .keyboardOnly: ("PK", "PK"), .noInputNoOutput: ("JW", "JW"), .keyboardDisplay: ("PK", "NC")],
-]
-
 private func short(_ method: PairingMethod) -> String {
     switch method {
     case .justWorks: "JW"
     case .numericComparison: "NC"
-    case .passkeyEntry: "PK"
+    case .passkeyEntry(.initiatorDisplays): "ID"
+    case .passkeyEntry(.responderDisplays): "RD"
+    case .passkeyEntry(.bothInput): "BI"
     case .outOfBand: "OOB"
     }
 }
 
 /// Bumble's name for the method (radio `pairing-complete` events).
-private let bumbleName = ["JW": "just-works", "NC": "numeric-comparison", "PK": "passkey", "OOB": "oob"]
+private let bumbleName = ["JW": "just-works", "NC": "numeric-comparison", "ID": "passkey", "RD": "passkey", "BI": "passkey", "OOB": "oob"]
 
 struct PairingCase: CustomTestStringConvertible, Sendable {
     var ours: IOCapability
@@ -117,6 +109,41 @@ final class RadioUser: PairingDelegate {
         return Stack(controller: controller, info: info, connector: Connector(controller: controller), channels: channels)
     }
 
+    /// A fresh exposed controller for one test, closed when `body` ends.
+    func withStack(_ body: (RadioEventLog, Stack) async throws -> Void) async throws {
+        let harness = try Self.harness.get()
+        let stack = try await open(harness)
+        defer { stack.controller.close() }
+        try await body(try Self.log.get(), stack)
+    }
+
+    /// Matches radio events of `peer` about this stack's controller.
+    func about(_ peer: String, _ stack: Stack) -> @Sendable ([String: Any]) -> Bool {
+        let ours = stack.radioName
+        return { $0["peer"] as? String == peer && ($0["address"] as? String)?.hasPrefix(ours) == true }
+    }
+
+    /// Configures the radio's peripheral and connects to it as central.
+    func connectToPeripheral(_ stack: Stack, settings: String) async throws -> Connection {
+        try await Self.log.get().control("pairing peripheral \(settings)")
+        return try await stack.connector.connect(to: Self.peripheral, timeout: .seconds(5))
+    }
+
+    /// Configures the radio's central, advertises connectably and returns the connection
+    /// it makes to us (we are peripheral); `flags` go on the `connect-pair` line.
+    func acceptFromCentral(_ stack: Stack, settings: String, flags: String = "") async throws -> Connection {
+        let log = try Self.log.get()
+        try await log.control("pairing central \(settings)")
+        let incoming = stack.connector.incomingConnections()
+        _ = try await Advertiser(controller: stack.controller).start(
+            AdvertisingParameters(kind: .connectableUndirected, interval: .milliseconds(20)), data: AdvertisingData([0x02, 0x01, 0x06]))
+        try log.send("connect-pair central \(stack.radioName) \(flags)")
+        var connections = incoming.makeAsyncIterator()
+        guard let connection = await connections.next() else { throw RadioHarness.HarnessError.noEvent("incoming connection") }
+        #expect(connection.role == .peripheral)
+        return connection
+    }
+
     func configuration(_ test: PairingCase, stack: Stack) -> PairingConfiguration {
         PairingConfiguration(
             ioCapability: test.ours, bonding: test.bonding, mitm: true, secureConnections: test.secureConnections,
@@ -135,8 +162,8 @@ final class RadioUser: PairingDelegate {
         #expect(keys.secureConnections == test.secureConnections)
         #expect(keys.bonded == test.bonding)
         #expect(connection.encryption.isEncrypted)
-        let ours = stack.radioName
-        try await log.wait("encryption-change", where: { $0["peer"] as? String == radioPeer && ($0["address"] as? String)?.hasPrefix(ours) == true && $0["encrypted"] as? Bool == true })
+        let matches = about(radioPeer, stack)
+        try await log.wait("encryption-change", where: { matches($0) && $0["encrypted"] as? Bool == true })
         let bumbleKeys = bumble["keys"] as? [String: Any] ?? [:]
         if test.secureConnections {
             #expect(keys.longTermKey.map { Hex.string($0.value.littleEndianBytes).lowercased() } == (bumbleKeys["ltk"] as? String)?.lowercased(), "LTK differs from Bumble's")
@@ -158,168 +185,134 @@ final class RadioUser: PairingDelegate {
 
     @Test("BareBLE as initiator: every IO capability pair x legacy/SC x bonding", arguments: PairingCase.all)
     func initiator(_ test: PairingCase) async throws {
-        let harness = try Self.harness.get()
-        let log = try Self.log.get()
-        let stack = try await open(harness)
-        defer { stack.controller.close() }
-        try await log.control("pairing peripheral \(radioSettings(test))")
-        let connection = try await stack.connector.connect(to: Self.peripheral, timeout: .seconds(5))
-        let user = RadioUser(log: log, radioPeer: "peripheral", ourAddress: stack.radioName)
-        let manager = try SecurityManager(connection: connection, channels: stack.channels, configuration: configuration(test, stack: stack), delegate: user)
-        let keys = try await manager.pair()
-        let ours = stack.radioName
-        let bumble = try await log.wait("pairing-complete", where: { $0["peer"] as? String == "peripheral" && ($0["address"] as? String)?.hasPrefix(ours) == true })
-        let expected = test.secureConnections ? specificationTable[test.ours]![test.theirs]!.1 : specificationTable[test.ours]![test.theirs]!.0
-        try await check(keys, expected: expected, bumble: bumble, test: test, connection: connection, log: log, radioPeer: "peripheral", stack: stack)
-        if expected == "NC" { #expect(user.compared.withLock { $0.count } == 1) }
-        try await connection.disconnect()
+        try await withStack { log, stack in
+            let connection = try await connectToPeripheral(stack, settings: radioSettings(test))
+            let user = RadioUser(log: log, radioPeer: "peripheral", ourAddress: stack.radioName)
+            let manager = try SecurityManager(connection: connection, channels: stack.channels, configuration: configuration(test, stack: stack), delegate: user)
+            let keys = try await manager.pair()
+            let bumble = try await log.wait("pairing-complete", where: about("peripheral", stack))
+            let expected = PairingMethodTable.method(initiator: test.ours.name, responder: test.theirs.name, secureConnections: test.secureConnections) ?? "?"
+            try await check(keys, expected: expected, bumble: bumble, test: test, connection: connection, log: log, radioPeer: "peripheral", stack: stack)
+            if expected == "NC" { #expect(user.compared.withLock { $0.count } == 1) }
+            try await connection.disconnect()
+        }
     }
 
     @Test("BareBLE as responder: every IO capability pair x legacy/SC x bonding", arguments: PairingCase.all)
     func responder(_ test: PairingCase) async throws {
-        let harness = try Self.harness.get()
-        let log = try Self.log.get()
-        let stack = try await open(harness)
-        defer { stack.controller.close() }
-        try await log.control("pairing central \(radioSettings(test))")
-        let incoming = stack.connector.incomingConnections()
-        let advertiser = Advertiser(controller: stack.controller)
-        _ = try await advertiser.start(AdvertisingParameters(kind: .connectableUndirected, interval: .milliseconds(20)), data: AdvertisingData([0x02, 0x01, 0x06]))
-        try log.send("connect-pair central \(stack.radioName)")
-        var connections = incoming.makeAsyncIterator()
-        guard let connection = await connections.next() else { Issue.record("no incoming connection"); return }
-        #expect(connection.role == .peripheral)
-        let user = RadioUser(log: log, radioPeer: "central", ourAddress: stack.radioName)
-        let manager = try SecurityManager(connection: connection, channels: stack.channels, configuration: configuration(test, stack: stack), delegate: user)
-        let keys = try await manager.nextPairingResult()
-        let ours = stack.radioName
-        let bumble = try await log.wait("pairing-complete", where: { $0["peer"] as? String == "central" && ($0["address"] as? String)?.hasPrefix(ours) == true })
-        // Bumble is the initiator here: the table's row is its capability.
-        let expected = test.secureConnections ? specificationTable[test.theirs]![test.ours]!.1 : specificationTable[test.theirs]![test.ours]!.0
-        try await check(keys, expected: expected, bumble: bumble, test: test, connection: connection, log: log, radioPeer: "central", stack: stack)
-        try await log.wait("ack", timeout: .seconds(10), where: { ($0["command"] as? String)?.hasPrefix("connect-pair central \(ours)") == true && $0["paired"] as? Bool == true })
-        try await connection.disconnect()
+        try await withStack { log, stack in
+            let connection = try await acceptFromCentral(stack, settings: radioSettings(test))
+            let user = RadioUser(log: log, radioPeer: "central", ourAddress: stack.radioName)
+            let manager = try SecurityManager(connection: connection, channels: stack.channels, configuration: configuration(test, stack: stack), delegate: user)
+            let keys = try await manager.nextPairingResult()
+            let bumble = try await log.wait("pairing-complete", where: about("central", stack))
+            // Bumble is the initiator here: the table's row is its capability.
+            let expected = PairingMethodTable.method(initiator: test.theirs.name, responder: test.ours.name, secureConnections: test.secureConnections) ?? "?"
+            try await check(keys, expected: expected, bumble: bumble, test: test, connection: connection, log: log, radioPeer: "central", stack: stack)
+            let line = "connect-pair central \(stack.radioName)"
+            try await log.wait("ack", where: { ($0["command"] as? String)?.hasPrefix(line) == true && $0["paired"] as? Bool == true })
+            try await connection.disconnect()
+        }
     }
 
     @Test("a wrong passkey fails with Confirm Value Failed on both sides", arguments: [false, true])
     func wrongPasskey(secureConnections: Bool) async throws {
-        let harness = try Self.harness.get()
-        let log = try Self.log.get()
-        let stack = try await open(harness)
-        defer { stack.controller.close() }
-        try await log.control("pairing peripheral io=display-only sc=\(secureConnections ? 1 : 0) bonding=1 mitm=1 passkey=111111 stall=off")
-        let connection = try await stack.connector.connect(to: Self.peripheral, timeout: .seconds(5))
-        let user = RadioUser(log: log, radioPeer: "peripheral", ourAddress: stack.radioName, wrongPasskey: 222_222)
-        let manager = try SecurityManager(
-            connection: connection, channels: stack.channels,
-            configuration: PairingConfiguration(ioCapability: .keyboardOnly, mitm: true, secureConnections: secureConnections), delegate: user)
-        await #expect(throws: PairingError.peerFailed(.confirmValueFailed)) { _ = try await manager.pair() }
-        let ours = stack.radioName
-        try await log.wait("pairing-failed", where: { $0["peer"] as? String == "peripheral" && ($0["address"] as? String)?.hasPrefix(ours) == true && $0["reason"] as? Int == 0x04 })
-        #expect(!connection.encryption.isEncrypted)
-        try await connection.disconnect()
+        try await withStack { log, stack in
+            let connection = try await connectToPeripheral(stack, settings: "io=display-only sc=\(secureConnections ? 1 : 0) bonding=1 mitm=1 passkey=111111 stall=off")
+            let user = RadioUser(log: log, radioPeer: "peripheral", ourAddress: stack.radioName, wrongPasskey: 222_222)
+            let manager = try SecurityManager(
+                connection: connection, channels: stack.channels,
+                configuration: PairingConfiguration(ioCapability: .keyboardOnly, mitm: true, secureConnections: secureConnections), delegate: user)
+            await #expect(throws: PairingError.peerFailed(.confirmValueFailed)) { _ = try await manager.pair() }
+            let matches = about("peripheral", stack)
+            try await log.wait("pairing-failed", where: { matches($0) && $0["reason"] as? Int == 0x04 })
+            #expect(!connection.encryption.isEncrypted)
+            try await connection.disconnect()
+        }
     }
 
     @Test("a peer that stops answering mid-pairing ends in the SMP timeout, and no new pairing runs on that link")
     func peerStopsAnswering() async throws {
-        let harness = try Self.harness.get()
-        let log = try Self.log.get()
-        let stack = try await open(harness)
-        defer { stack.controller.close() }
-        // Bumble sends its Pairing Response, then nothing.
-        try await log.control("pairing peripheral io=no-input-no-output sc=1 bonding=1 passkey=ask stall=1")
-        let connection = try await stack.connector.connect(to: Self.peripheral, timeout: .seconds(5))
-        let manager = try SecurityManager(connection: connection, channels: stack.channels, configuration: PairingConfiguration(), smpTimeout: .seconds(2))
-        await #expect(throws: PairingError.timedOut) { _ = try await manager.pair() }
-        try await log.wait("smp-dropped", where: { $0["peer"] as? String == "peripheral" })
-        await #expect(throws: PairingError.linkTimedOutEarlier) { _ = try await manager.pair() }
-        #expect(!connection.encryption.isEncrypted)
-        try await log.control("pairing peripheral stall=off")
-        try await connection.disconnect()
+        try await withStack { log, stack in
+            // Bumble sends its Pairing Response, then nothing.
+            let connection = try await connectToPeripheral(stack, settings: "io=no-input-no-output sc=1 bonding=1 passkey=ask stall=1")
+            let manager = try SecurityManager(connection: connection, channels: stack.channels, configuration: PairingConfiguration(), smpTimeout: .seconds(2))
+            await #expect(throws: PairingError.timedOut) { _ = try await manager.pair() }
+            try await log.wait("smp-dropped", where: { $0["peer"] as? String == "peripheral" })
+            await #expect(throws: PairingError.linkTimedOutEarlier) { _ = try await manager.pair() }
+            #expect(!connection.encryption.isEncrypted)
+            try await log.control("pairing peripheral stall=off")
+            try await connection.disconnect()
+        }
     }
 
     @Test("a bonded peer re-encrypts without pairing; after it lost the bond re-encryption fails with a typed error")
     func reencryption() async throws {
-        let harness = try Self.harness.get()
-        let log = try Self.log.get()
-        let stack = try await open(harness)
-        defer { stack.controller.close() }
-        try await log.control("pairing peripheral io=no-input-no-output sc=1 bonding=1 mitm=0 passkey=ask stall=off")
-        let first = try await stack.connector.connect(to: Self.peripheral, timeout: .seconds(5))
-        let keys = try await SecurityManager(connection: first, channels: stack.channels, configuration: PairingConfiguration()).pair()
-        try await first.disconnect()
+        try await withStack { log, stack in
+            let justWorks = "io=no-input-no-output sc=1 bonding=1 mitm=0 passkey=ask stall=off"
+            let first = try await connectToPeripheral(stack, settings: justWorks)
+            let keys = try await SecurityManager(connection: first, channels: stack.channels, configuration: PairingConfiguration()).pair()
+            try await first.disconnect()
 
-        let second = try await stack.connector.connect(to: Self.peripheral, timeout: .seconds(5))
-        let manager = try SecurityManager(connection: second, channels: stack.channels, configuration: PairingConfiguration())
-        try await manager.encrypt(with: keys)
-        #expect(second.encryption.isEncrypted)
-        try await second.disconnect()
+            let second = try await connectToPeripheral(stack, settings: justWorks)
+            try await SecurityManager(connection: second, channels: stack.channels, configuration: PairingConfiguration()).encrypt(with: keys)
+            #expect(second.encryption.isEncrypted)
+            try await second.disconnect()
 
-        try await log.control("forget-bonds peripheral")
-        let third = try await stack.connector.connect(to: Self.peripheral, timeout: .seconds(5))
-        let again = try SecurityManager(connection: third, channels: stack.channels, configuration: PairingConfiguration())
-        do {
-            try await again.encrypt(with: keys)
-            Issue.record("re-encryption with a forgotten bond succeeded")
-        } catch let error {
-            guard case .reencryptionFailed = error else { Issue.record("expected reencryptionFailed, got \(error)"); return }
+            try await log.control("forget-bonds peripheral")
+            let third = try await connectToPeripheral(stack, settings: justWorks)
+            let again = try SecurityManager(connection: third, channels: stack.channels, configuration: PairingConfiguration())
+            do {
+                try await again.encrypt(with: keys)
+                Issue.record("re-encryption with a forgotten bond succeeded")
+            } catch let error as PairingError {
+                guard case .reencryptionFailed = error else { Issue.record("expected reencryptionFailed, got \(error)"); return }
+            }
+            #expect(!third.encryption.isEncrypted)
+            if third.isConnected { try await third.disconnect() }
         }
-        #expect(!third.encryption.isEncrypted)
-        if third.isConnected { try await third.disconnect() }
     }
 
     @Test("the security hook: a read refused for insufficient authentication pairs, then succeeds on the one retry")
     func pairThenRetryOnce() async throws {
-        let harness = try Self.harness.get()
-        let log = try Self.log.get()
-        let stack = try await open(harness)
-        defer { stack.controller.close() }
-        try await log.control("pairing peripheral io=no-input-no-output sc=1 bonding=1 mitm=0 passkey=ask stall=off")
-        let connection = try await stack.connector.connect(to: Self.peripheral, timeout: .seconds(5))
-        let client = ATTClient(bearer: L2CAPBearer(manager: stack.channels, connection: connection.handle), transactionTimeout: .seconds(10))
-        let manager = try SecurityManager(connection: connection, channels: stack.channels, configuration: PairingConfiguration())
-        let encryptedValue: UInt16 = 52  // B4AE0007, "secret" over an encrypted link (radio README)
-        let attempts = Mutex(0)
-        let value = try await manager.retryingAfterPairing(isInsufficientSecurity: { error in
-            guard let code = (error as? ATTError)?.errorCode else { return false }
-            return code == .insufficientAuthentication || code == .insufficientEncryption
-        }) {
-            attempts.withLock { $0 += 1 }
-            return try await client.read(encryptedValue).attributeValue
+        try await withStack { _, stack in
+            let connection = try await connectToPeripheral(stack, settings: "io=no-input-no-output sc=1 bonding=1 mitm=0 passkey=ask stall=off")
+            let client = ATTClient(bearer: L2CAPBearer(manager: stack.channels, connection: connection.handle), transactionTimeout: .seconds(10))
+            let manager = try SecurityManager(connection: connection, channels: stack.channels, configuration: PairingConfiguration())
+            let encryptedValue: UInt16 = 52  // B4AE0007, "secret" over an encrypted link (radio README)
+            let attempts = Mutex(0)
+            let value = try await manager.retryingAfterPairing(isInsufficientSecurity: { error in
+                guard let code = (error as? ATTError)?.errorCode else { return false }
+                return code == .insufficientAuthentication || code == .insufficientEncryption
+            }) {
+                attempts.withLock { $0 += 1 }
+                return try await client.read(encryptedValue).attributeValue
+            }
+            #expect(value == Array("secret".utf8))
+            #expect(attempts.withLock { $0 } == 2)
+            #expect(connection.encryption.isEncrypted)
+            try await connection.disconnect()
         }
-        #expect(value == Array("secret".utf8))
-        #expect(attempts.withLock { $0 } == 2)
-        #expect(connection.encryption.isEncrypted)
-        try await connection.disconnect()
     }
 
     @Test("Security Request: the peripheral asks and our central pairs; our peripheral asks and the central pairs")
     func securityRequest() async throws {
-        let harness = try Self.harness.get()
-        let log = try Self.log.get()
-        let stack = try await open(harness)
-        defer { stack.controller.close() }
-        try await log.control("pairing peripheral io=no-input-no-output sc=1 bonding=1 mitm=0 passkey=ask stall=off")
-        let connection = try await stack.connector.connect(to: Self.peripheral, timeout: .seconds(5))
-        let manager = try SecurityManager(connection: connection, channels: stack.channels, configuration: PairingConfiguration(), smpTimeout: .seconds(10))
-        try await log.control("request-security peripheral")
-        let keys = try await manager.nextPairingResult()
-        #expect(keys.method == .justWorks && keys.secureConnections)
-        #expect(connection.encryption.isEncrypted)
-        try await connection.disconnect()
+        try await withStack { log, stack in
+            let justWorks = "io=no-input-no-output sc=1 bonding=1 mitm=0 passkey=ask stall=off"
+            let connection = try await connectToPeripheral(stack, settings: justWorks)
+            let manager = try SecurityManager(connection: connection, channels: stack.channels, configuration: PairingConfiguration(), smpTimeout: .seconds(10))
+            try await log.control("request-security peripheral")
+            let keys = try await manager.nextPairingResult()
+            #expect(keys.method == .justWorks && keys.secureConnections)
+            #expect(connection.encryption.isEncrypted)
+            try await connection.disconnect()
 
-        try await log.control("pairing central io=no-input-no-output sc=1 bonding=1 mitm=0 passkey=ask stall=off")
-        let incoming = stack.connector.incomingConnections()
-        let advertiser = Advertiser(controller: stack.controller)
-        _ = try await advertiser.start(AdvertisingParameters(kind: .connectableUndirected, interval: .milliseconds(20)), data: AdvertisingData([0x02, 0x01, 0x06]))
-        try await log.control("connect-pair central \(stack.radioName) no-pair")
-        var connections = incoming.makeAsyncIterator()
-        guard let accepted = await connections.next() else { Issue.record("no incoming connection"); return }
-        let responder = try SecurityManager(connection: accepted, channels: stack.channels, configuration: PairingConfiguration(), smpTimeout: .seconds(10))
-        let paired = try await responder.pair()
-        #expect(paired.secureConnections && accepted.encryption.isEncrypted)
-        let ours = stack.radioName
-        try await log.wait("security-request", where: { $0["peer"] as? String == "central" && ($0["address"] as? String)?.hasPrefix(ours) == true })
-        try await accepted.disconnect()
+            let accepted = try await acceptFromCentral(stack, settings: justWorks, flags: "no-pair")
+            let responder = try SecurityManager(connection: accepted, channels: stack.channels, configuration: PairingConfiguration(), smpTimeout: .seconds(10))
+            let paired = try await responder.pair()
+            #expect(paired.secureConnections && accepted.encryption.isEncrypted)
+            try await log.wait("security-request", where: about("central", stack))
+            try await accepted.disconnect()
+        }
     }
 }
