@@ -9,33 +9,8 @@ import Synchronization
 import Testing
 import TestSupport
 
-private func short(_ method: PairingMethod) -> String {
-    switch method {
-    case .justWorks: "JW"
-    case .numericComparison: "NC"
-    case .passkeyEntry(.initiatorDisplays): "ID"
-    case .passkeyEntry(.responderDisplays): "RD"
-    case .passkeyEntry(.bothInput): "BI"
-    case .outOfBand: "OOB"
-    }
-}
-
 /// Bumble's name for the method (radio `pairing-complete` events).
 private let bumbleName = ["JW": "just-works", "NC": "numeric-comparison", "ID": "passkey", "RD": "passkey", "BI": "passkey", "OOB": "oob"]
-
-struct PairingCase: CustomTestStringConvertible, Sendable {
-    var ours: IOCapability
-    var theirs: IOCapability
-    var secureConnections: Bool
-    var bonding: Bool
-    var testDescription: String { "\(ours.name) x \(theirs.name) \(secureConnections ? "SC" : "legacy") \(bonding ? "bond" : "no-bond")" }
-
-    static let all: [PairingCase] = IOCapability.allCases.flatMap { ours in
-        IOCapability.allCases.flatMap { theirs in
-            [false, true].flatMap { sc in [true, false].map { PairingCase(ours: ours, theirs: theirs, secureConnections: sc, bonding: $0) } }
-        }
-    }
-}
 
 /// The user on our side, played by the test: passkeys we show are typed into the radio's
 /// peer with a control line; passkeys the peer shows are read from its event log; when
@@ -156,7 +131,7 @@ final class RadioUser: PairingDelegate {
 
     /// Checks one finished pairing against the table, Bumble's own choice and keys.
     func check(_ keys: PairingKeys, expected: String, bumble: [String: Any], test: PairingCase, connection: Connection, log: RadioEventLog, radioPeer: String, stack: Stack) async throws {
-        #expect(short(keys.method) == expected, "BareBLE chose \(keys.method)")
+        #expect(keys.method.tableAbbreviation == expected, "BareBLE chose \(keys.method)")
         #expect(bumble["method"] as? String == bumbleName[expected], "Bumble chose \(bumble["method"] ?? "?")")
         #expect(bumble["sc"] as? Bool == test.secureConnections)
         #expect(keys.secureConnections == test.secureConnections)
@@ -185,32 +160,33 @@ final class RadioUser: PairingDelegate {
 
     @Test("BareBLE as initiator: every IO capability pair x legacy/SC x bonding", arguments: PairingCase.all)
     func initiator(_ test: PairingCase) async throws {
-        try await withStack { log, stack in
-            let connection = try await connectToPeripheral(stack, settings: radioSettings(test))
-            let user = RadioUser(log: log, radioPeer: "peripheral", ourAddress: stack.radioName)
-            let manager = try SecurityManager(connection: connection, channels: stack.channels, configuration: configuration(test, stack: stack), delegate: user)
-            let keys = try await manager.pair()
-            let bumble = try await log.wait("pairing-complete", where: about("peripheral", stack))
-            let expected = PairingMethodTable.method(initiator: test.ours.name, responder: test.theirs.name, secureConnections: test.secureConnections) ?? "?"
-            try await check(keys, expected: expected, bumble: bumble, test: test, connection: connection, log: log, radioPeer: "peripheral", stack: stack)
-            if expected == "NC" { #expect(user.compared.withLock { $0.count } == 1) }
-            try await connection.disconnect()
-        }
+        try await matrixCase(test, weInitiate: true)
     }
 
     @Test("BareBLE as responder: every IO capability pair x legacy/SC x bonding", arguments: PairingCase.all)
     func responder(_ test: PairingCase) async throws {
+        try await matrixCase(test, weInitiate: false)
+    }
+
+    /// One pairing with Bumble: as initiator against the radio's peripheral, or as
+    /// responder to the radio's central (which then starts the pairing itself).
+    func matrixCase(_ test: PairingCase, weInitiate: Bool) async throws {
         try await withStack { log, stack in
-            let connection = try await acceptFromCentral(stack, settings: radioSettings(test))
-            let user = RadioUser(log: log, radioPeer: "central", ourAddress: stack.radioName)
+            let radioPeer = weInitiate ? "peripheral" : "central"
+            let connection = weInitiate
+                ? try await connectToPeripheral(stack, settings: radioSettings(test))
+                : try await acceptFromCentral(stack, settings: radioSettings(test))
+            let user = RadioUser(log: log, radioPeer: radioPeer, ourAddress: stack.radioName)
             let manager = try SecurityManager(connection: connection, channels: stack.channels, configuration: configuration(test, stack: stack), delegate: user)
-            let keys = try await manager.nextPairingResult()
-            let bumble = try await log.wait("pairing-complete", where: about("central", stack))
-            // Bumble is the initiator here: the table's row is its capability.
-            let expected = PairingMethodTable.method(initiator: test.theirs.name, responder: test.ours.name, secureConnections: test.secureConnections) ?? "?"
-            try await check(keys, expected: expected, bumble: bumble, test: test, connection: connection, log: log, radioPeer: "central", stack: stack)
-            let line = "connect-pair central \(stack.radioName)"
-            try await log.wait("ack", where: { ($0["command"] as? String)?.hasPrefix(line) == true && $0["paired"] as? Bool == true })
+            let keys = weInitiate ? try await manager.pair() : try await manager.nextPairingResult()
+            let bumble = try await log.wait("pairing-complete", where: about(radioPeer, stack))
+            let expected = test.expectedMethod(weInitiate: weInitiate)
+            try await check(keys, expected: expected, bumble: bumble, test: test, connection: connection, log: log, radioPeer: radioPeer, stack: stack)
+            if expected == "NC" { #expect(user.compared.withLock { $0.count } == 1) }
+            if !weInitiate {
+                let line = "connect-pair central \(stack.radioName)"
+                try await log.wait("ack", where: { ($0["command"] as? String)?.hasPrefix(line) == true && $0["paired"] as? Bool == true })
+            }
             try await connection.disconnect()
         }
     }

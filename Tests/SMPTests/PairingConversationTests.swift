@@ -4,31 +4,6 @@ import HCI
 import Testing
 import TestSupport
 
-func abbreviation(_ method: PairingMethod) -> String {
-    switch method {
-    case .justWorks: "JW"
-    case .numericComparison: "NC"
-    case .passkeyEntry(.initiatorDisplays): "ID"
-    case .passkeyEntry(.responderDisplays): "RD"
-    case .passkeyEntry(.bothInput): "BI"
-    case .outOfBand: "OOB"
-    }
-}
-
-struct MatrixCase: CustomStringConvertible, Sendable {
-    var initiator: IOCapability
-    var responder: IOCapability
-    var secureConnections: Bool
-    var bonding: Bool
-    var description: String { "\(initiator.name) x \(responder.name) \(secureConnections ? "SC" : "legacy") \(bonding ? "bond" : "no-bond")" }
-
-    static let all: [MatrixCase] = IOCapability.allCases.flatMap { i in
-        IOCapability.allCases.flatMap { r in
-            [false, true].flatMap { sc in [false, true].map { bond in MatrixCase(initiator: i, responder: r, secureConnections: sc, bonding: bond) } }
-        }
-    }
-}
-
 @Suite("SMP pairing conversations")
 struct PairingConversationTests {
     static let identity = IdentityKey(identityResolvingKey: SMPValue128(0x1234), address: DeviceAddress(BluetoothAddress(0xF00D_0000_0001), type: .public))
@@ -38,19 +13,19 @@ struct PairingConversationTests {
         PairingConfiguration(ioCapability: io, bonding: bonding, mitm: true, secureConnections: sc, localIdentity: identity, localSigningKey: SMPValue128(0x99))
     }
 
-    @Test("every IO capability pair x legacy/SC x bonding ends in the table's method with matching keys", arguments: MatrixCase.all)
-    func matrix(_ test: MatrixCase) {
+    @Test("every IO capability pair x legacy/SC x bonding ends in the table's method with matching keys", arguments: PairingCase.all)
+    func matrix(_ test: PairingCase) {
         var pair = PairingPair(
-            initiator: configuration(test.initiator, sc: test.secureConnections, bonding: test.bonding, identity: Self.identity),
-            responder: configuration(test.responder, sc: test.secureConnections, bonding: test.bonding, identity: Self.peripheralIdentity),
-            seed: UInt64(test.initiator.rawValue) << 8 | UInt64(test.responder.rawValue))
+            initiator: configuration(test.ours, sc: test.secureConnections, bonding: test.bonding, identity: Self.identity),
+            responder: configuration(test.theirs, sc: test.secureConnections, bonding: test.bonding, identity: Self.peripheralIdentity),
+            seed: UInt64(test.ours.rawValue) << 8 | UInt64(test.theirs.rawValue))
         pair.run()
-        let want = PairingMethodTable.method(initiator: test.initiator.name, responder: test.responder.name, secureConnections: test.secureConnections)
+        let want = test.expectedMethod(weInitiate: true)
         let central = pair.keys(.initiator)
         let peripheral = pair.keys(.responder)
         #expect(pair.encrypted)
-        #expect(central.map { abbreviation($0.method) } == want, "central: \(String(describing: pair.results[.initiator]))")
-        #expect(peripheral.map { abbreviation($0.method) } == want, "peripheral: \(String(describing: pair.results[.responder]))")
+        #expect(central.map { $0.method.tableAbbreviation } == want, "central: \(String(describing: pair.results[.initiator]))")
+        #expect(peripheral.map { $0.method.tableAbbreviation } == want, "peripheral: \(String(describing: pair.results[.responder]))")
         #expect(central?.secureConnections == test.secureConnections)
         #expect(central?.authenticated == (want != "JW"))
         #expect(central?.bonded == test.bonding)

@@ -208,21 +208,21 @@ extension PairingMachine {
     }
 
     /// Ea = f6(MacKey, Na, Nb, rb, IOcapA, A, B).
-    private mutating func initiatorCheck() -> SMPValue128 {
-        let r = checkRandoms().forInitiator
-        return CryptoToolbox.f6(
-            w: context.macKey ?? .zero, n1: context.initiatorNonce ?? .zero, n2: context.responderNonce ?? .zero, r: r,
-            ioCap: context.request?.ioCap ?? IOCap(authenticationRequirements: 0, oobDataFlag: 0, ioCapability: 0),
-            a1: initiatorAddress, a2: responderAddress)
-    }
+    private mutating func initiatorCheck() -> SMPValue128 { dhKeyCheck(ofInitiator: true) }
 
     /// Eb = f6(MacKey, Nb, Na, ra, IOcapB, B, A).
-    private mutating func responderCheck() -> SMPValue128 {
-        let r = checkRandoms().forResponder
+    private mutating func responderCheck() -> SMPValue128 { dhKeyCheck(ofInitiator: false) }
+
+    /// f6 from the named device's point of view: its nonce, address and IOcap first.
+    private mutating func dhKeyCheck(ofInitiator: Bool) -> SMPValue128 {
+        let randoms = checkRandoms()
+        let (na, nb) = (context.initiatorNonce ?? .zero, context.responderNonce ?? .zero)
+        let features = ofInitiator ? context.request : context.response
         return CryptoToolbox.f6(
-            w: context.macKey ?? .zero, n1: context.responderNonce ?? .zero, n2: context.initiatorNonce ?? .zero, r: r,
-            ioCap: context.response?.ioCap ?? IOCap(authenticationRequirements: 0, oobDataFlag: 0, ioCapability: 0),
-            a1: responderAddress, a2: initiatorAddress)
+            w: context.macKey ?? .zero, n1: ofInitiator ? na : nb, n2: ofInitiator ? nb : na,
+            r: ofInitiator ? randoms.forInitiator : randoms.forResponder,
+            ioCap: features?.ioCap ?? IOCap(authenticationRequirements: 0, oobDataFlag: 0, ioCapability: 0),
+            a1: ofInitiator ? initiatorAddress : responderAddress, a2: ofInitiator ? responderAddress : initiatorAddress)
     }
 
     private mutating func dhKeyCheckReceived(_ check: SMPValue128) -> [PairingAction] {
