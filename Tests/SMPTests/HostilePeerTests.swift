@@ -337,3 +337,55 @@ struct HostilePeerTests {
         }
     }
 }
+
+/// Hands out fixed 64-bit words first (to place the specification's sample keys and
+/// nonces where the machine draws randomness), then seeded ones.
+struct ScriptedRandom: RandomNumberGenerator, Sendable {
+    var words: [UInt64]
+    var rest = SeededRandom(seed: 99)
+
+    init(_ values: [UInt128]) {
+        words = values.flatMap { [UInt64(truncatingIfNeeded: $0 >> 64), UInt64(truncatingIfNeeded: $0)] }
+    }
+
+    mutating func next() -> UInt64 {
+        words.isEmpty ? rest.next() : words.removeFirst()
+    }
+}
+
+@Suite("SMP sample-data conversation")
+struct SampleDataConversationTests {
+    /// Our responder holds the sample private key B and draws Nb = the sample N2; the
+    /// scripted initiator is device A of Appendix D (private key A, the debug key, so debug
+    /// keys are allowed here), at address A1, sending Na = the sample N1. The conversation
+    /// must produce the sample DHKey's f5 outputs: Eb with the sample MacKey, and the
+    /// sample LTK handed to the controller.
+    @Test func secureConnectionsJustWorksWithAppendixDValues() throws {
+        let b = SampleData.privateKeyB
+        var machine = PairingMachine(
+            role: .responder, configuration: PairingConfiguration(allowDebugKeys: true),
+            localAddress: SampleData.a2, peerAddress: SampleData.a1,
+            random: ScriptedRandom([b.high, b.low, SampleData.n2.value]))
+        let request = PairingFeatures(ioCapability: .noInputNoOutput, authenticationRequirements: [.secureConnections],
+                                      initiatorKeyDistribution: [], responderKeyDistribution: [])
+        var out = machine.handle(.received(SMPPDU.pairingRequest(request).encode()))
+        guard case let .send(.pairingResponse(response))? = out.first(where: \.isSend) else { Issue.record("no response: \(out)"); return }
+
+        out = machine.handle(.received(SMPPDU.pairingPublicKey(SampleData.publicKeyA).encode()))
+        let sent = out.compactMap { if case let .send(pdu) = $0 { pdu } else { nil } }
+        #expect(sent.first == .pairingPublicKey(SampleData.publicKeyB))
+        #expect(sent.last == .pairingConfirm(CryptoToolbox.f4(u: SampleData.publicKeyB.x, v: SampleData.publicKeyA.x, x: SampleData.n2, z: 0)))
+
+        out = machine.handle(.received(SMPPDU.pairingRandom(SampleData.n1).encode()))
+        #expect(out.contains(.send(.pairingRandom(SampleData.n2))))
+
+        let ea = CryptoToolbox.f6(w: SampleData.macKey, n1: SampleData.n1, n2: SampleData.n2, r: .zero, ioCap: request.ioCap, a1: SampleData.a1, a2: SampleData.a2)
+        out = machine.handle(.received(SMPPDU.pairingDHKeyCheck(ea).encode()))
+        let eb = CryptoToolbox.f6(w: SampleData.macKey, n1: SampleData.n2, n2: SampleData.n1, r: .zero, ioCap: response.ioCap, a1: SampleData.a2, a2: SampleData.a1)
+        #expect(out.contains(.send(.pairingDHKeyCheck(eb))))
+        #expect(machine.handle(.longTermKeyRequested(encryptedDiversifier: 0, randomNumber: 0)) == [.replyLongTermKey(LongTermKey(value: SampleData.longTermKey))])
+        out = machine.handle(.encryptionChanged(keySize: 16))
+        guard case let .completed(keys)? = out.last else { Issue.record("not completed: \(out)"); return }
+        #expect(keys.longTermKey?.value == SampleData.longTermKey)
+    }
+}
