@@ -291,4 +291,27 @@ final class RadioUser: PairingDelegate {
             try await accepted.disconnect()
         }
     }
+
+    @Test("the capture of legacy and SC pairings decodes in tshark without malformed packets")
+    func captureDecodes() async throws {
+        let harness = try Self.harness.get()
+        var capture = ""
+        try await withStack { log, stack in
+            capture = "\(harness.captureDirectory)/client-\(stack.info.address.value & 0xFFFF).btsnoop"
+            for sc in [false, true] {
+                let test = PairingCase(ours: .keyboardDisplay, theirs: .displayYesNo, secureConnections: sc, bonding: true)
+                let connection = try await connectToPeripheral(stack, settings: radioSettings(test))
+                let user = RadioUser(log: log, radioPeer: "peripheral", ourAddress: stack.radioName)
+                _ = try await SecurityManager(connection: connection, channels: stack.channels, configuration: configuration(test, stack: stack), delegate: user).pair()
+                try await connection.disconnect()
+            }
+        }
+        let report = try await Tshark.check(capture)
+        #expect(report.packets > 40)
+        #expect(report.malformed.isEmpty, "tshark: \(report.malformed)")
+        let decoded = try Tshark.verbose(capture)
+        for name in ["Pairing Request", "Pairing Public Key", "Pairing DHKey Check", "Encryption Information", "Central Identification", "Identity Address Information"] {
+            #expect(decoded.contains(name) || decoded.contains(name.replacingOccurrences(of: "Central", with: "Master")), "tshark shows no \(name)")
+        }
+    }
 }

@@ -44,6 +44,13 @@ public struct PairingCase: CustomStringConvertible, Sendable {
     public var secureConnections: Bool
     public var bonding: Bool
 
+    public init(ours: IOCapability, theirs: IOCapability, secureConnections: Bool, bonding: Bool) {
+        self.ours = ours
+        self.theirs = theirs
+        self.secureConnections = secureConnections
+        self.bonding = bonding
+    }
+
     public var description: String {
         "\(ours.name) x \(theirs.name) \(secureConnections ? "SC" : "legacy") \(bonding ? "bond" : "no-bond")"
     }
