@@ -262,6 +262,28 @@ struct HostilePeerTests {
         identity.refused(.invalidParameters)
     }
 
+    @Test("a controller reporting a shorter key than negotiated ends the pairing with Encryption Key Size")
+    func shortControllerKey() {
+        var pair = PairingPair(initiator: PairingConfiguration(), responder: PairingConfiguration())
+        pair.run()
+        #expect(pair.keys(.responder) != nil)
+        // A central waiting for the responder's keys when the size is read as 7.
+        var script = Script(.initiator)
+        script.input(.pair)
+        script.peer(.pairingResponse(secureResponse))
+        script.machine.step = .distributingKeys
+        script.machine.context.expectedFromPeer = [.identityInformation]
+        script.input(.encryptionKeySizeRead(7))
+        script.refused(.encryptionKeySize)
+        // A v2 change with a short key is refused at once.
+        var v2 = Script(.initiator)
+        v2.input(.pair)
+        v2.peer(.pairingResponse(secureResponse))
+        v2.machine.step = .awaitingEncryption
+        v2.input(.encryptionChanged(keySize: 10))
+        v2.refused(.encryptionKeySize)
+    }
+
     @Test("the SMP timeout ends the pairing; afterwards nothing is sent on the link")
     func timeout() {
         var script = Script(.responder)

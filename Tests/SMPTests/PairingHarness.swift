@@ -78,8 +78,11 @@ struct PairingPair {
                     for action in extra where !action.isSend { record(.responder, action) }
                     if let replied, replied == key {
                         encrypted = true
+                        // Encryption Change v1, then the key size read separately.
                         queue.append((.responder, .encryptionChanged(keySize: nil)))
                         queue.append((.initiator, .encryptionChanged(keySize: nil)))
+                        queue.append((.responder, .encryptionKeySizeRead(16)))
+                        queue.append((.initiator, .encryptionKeySizeRead(16)))
                     } else {
                         queue.append((.initiator, .encryptionFailed(replied == nil ? .pinOrKeyMissing : .connectionTerminatedDueToMICFailure)))
                     }

@@ -259,6 +259,13 @@ public final class SecurityManager: Sendable {
             let (pairing, waiting) = state.withLock { ($0.machine.isPairing, !$0.waiters.isEmpty) }
             if pairing {
                 feed(.encryptionChanged(keySize: keySize))
+                if keySize == nil, connection.role == .peripheral {
+                    // Encryption Change v1: the size comes from Read Encryption Key Size.
+                    Task { [weak self] in
+                        guard let self else { return }
+                        self.feed(.encryptionKeySizeRead(await self.connection.readKeySize()))
+                    }
+                }
             } else if waiting, connection.role == .peripheral, let keys = storedKeys?(connection.peer) {
                 // The central answered our Security Request by encrypting with a bond.
                 resumeWaiters(.success(keys))
@@ -398,6 +405,9 @@ public final class SecurityManager: Sendable {
         case let .encrypt(key):
             do {
                 try await connection.enableEncryption(longTermKey: key.hciBytes, encryptedDiversifier: key.encryptedDiversifier, randomNumber: key.randomNumber, minimumKeySize: 1)
+                // enableEncryption read the size after a v1 change (nil if it cannot be
+                // read); the machine compares it with what was negotiated.
+                feed(.encryptionKeySizeRead(connection.encryption.keySize))
             } catch let .encryptionFailed(status) {
                 feed(.encryptionFailed(status))
             } catch let .controller(error) {

@@ -17,6 +17,10 @@ public enum PairingInput: Sendable, Hashable {
     case encryptionChanged(keySize: Int?)
     /// Encrypting failed with this status (Encryption Change, or LE Enable Encryption refused).
     case encryptionFailed(HCIErrorCode)
+    /// Read Encryption Key Size answered after an Encryption Change v1 (which carries no
+    /// size), or nil when the controller cannot tell. Pairing completes only after this
+    /// (or a v2 change with its size); a key shorter than negotiated ends the pairing.
+    case encryptionKeySizeRead(Int?)
     /// The SMP timer (30 s since the last PDU of a running pairing) expired.
     case timerExpired
 }

@@ -36,6 +36,7 @@ extension PairingMachine {
         if let keySize, keySize < context.keySize {
             return fail(.encryptionKeySize, "the controller encrypted with \(keySize) octets, \(context.keySize) were negotiated")
         }
+        context.keySizeChecked = keySize != nil
         var keys = PairingKeys(
             peer: peerAddress, bonded: context.bonding, secureConnections: context.secureConnections,
             authenticated: context.method.isAuthenticated, keySize: context.keySize, method: context.method)
@@ -48,6 +49,15 @@ extension PairingMachine {
         if role == .responder { actions += sendOwnKeys() }
         actions += finishIfDone()
         return actions
+    }
+
+    mutating func encryptionKeySizeRead(_ size: Int?) -> [PairingAction] {
+        guard step == .distributingKeys, !context.keySizeChecked else { return [] }
+        if let size, size < context.keySize {
+            return fail(.encryptionKeySize, "the controller encrypted with \(size) octets, \(context.keySize) were negotiated")
+        }
+        context.keySizeChecked = true
+        return finishIfDone()
     }
 
     private var peerDistribution: KeyDistribution {
@@ -127,7 +137,7 @@ extension PairingMachine {
         if role == .initiator, context.expectedFromPeer.isEmpty, !context.sentOwnKeys {
             return sendOwnKeys() + finishIfDone()
         }
-        guard context.expectedFromPeer.isEmpty, context.sentOwnKeys, let keys = context.keys else { return [] }
+        guard context.expectedFromPeer.isEmpty, context.sentOwnKeys, context.keySizeChecked, let keys = context.keys else { return [] }
         step = .complete
         // The key pair is not kept: the next pairing gets a fresh one.
         keyPair = nil

@@ -78,6 +78,8 @@ public struct PairingMachine: Sendable {
         var keys: PairingKeys?
         var expectedFromPeer: [SMPCode] = []
         var sentOwnKeys = false
+        /// The link's key size was checked (v2 event or Read Encryption Key Size).
+        var keySizeChecked = false
         var pendingPeerLongTermKey: SMPValue128?
         var pendingPeerIRK: SMPValue128?
     }
@@ -137,6 +139,8 @@ public struct PairingMachine: Sendable {
         case let .longTermKeyRequested(ediv, rand): return longTermKeyRequested(ediv: ediv, rand: rand)
         case let .encryptionChanged(keySize): return encryptionChanged(keySize: keySize)
         case let .encryptionFailed(status): return encryptionFailed(status)
+        case let .encryptionKeySizeRead(size):
+            return encryptionKeySizeRead(size)
         case .timerExpired:
             guard isPairing else { return [] }
             step = .timedOut
