@@ -196,13 +196,24 @@ final class RadioUser: PairingDelegate {
         try await withStack { log, stack in
             let connection = try await connectToPeripheral(stack, settings: "io=display-only sc=\(secureConnections ? 1 : 0) bonding=1 mitm=1 passkey=111111 stall=off")
             let user = RadioUser(log: log, radioPeer: "peripheral", ourAddress: stack.radioName, wrongPasskey: 222_222)
+            let attempts = RepeatedAttemptsRecord()
             let manager = try SecurityManager(
                 connection: connection, channels: stack.channels,
-                configuration: PairingConfiguration(ioCapability: .keyboardOnly, mitm: true, secureConnections: secureConnections), delegate: user)
+                configuration: PairingConfiguration(ioCapability: .keyboardOnly, mitm: true, secureConnections: secureConnections),
+                delegate: user, attempts: attempts)
             await #expect(throws: PairingError.peerFailed(.confirmValueFailed)) { _ = try await manager.pair() }
             let matches = about("peripheral", stack)
             try await log.wait("pairing-failed", where: { matches($0) && $0["reason"] as? Int == 0x04 })
             #expect(!connection.encryption.isEncrypted)
+            // The failure starts the repeated-attempts wait for this peer: trying again at
+            // once is refused before anything is sent.
+            do {
+                _ = try await manager.pair()
+                Issue.record("a second pairing right after a failure was allowed")
+            } catch let error as PairingError {
+                guard case let .repeatedAttempts(wait) = error else { Issue.record("got \(error)"); return }
+                #expect(wait > .zero && wait <= .seconds(2))
+            }
             try await connection.disconnect()
         }
     }
