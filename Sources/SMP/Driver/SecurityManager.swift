@@ -206,7 +206,7 @@ public final class SecurityManager: Sendable {
                 let id = state.nextWaiter
                 state.nextWaiter += 1
                 state.waiters[id] = continuation
-                let actions = starting && !state.machine.isPairing ? state.machine.handle(.pair) : []
+                let actions = starting && !state.machine.isPairing ? queued(state.machine.handle(.pair)) : []
                 return (id, actions, nil)
             }
             if let early {
@@ -282,7 +282,7 @@ public final class SecurityManager: Sendable {
     private func longTermKey(ediv: UInt16, rand: UInt64) -> [UInt8]? {
         let (pairing, actions) = state.withLock { state in
             let pairing = state.machine.isPairing
-            return (pairing, state.machine.handle(.longTermKeyRequested(encryptedDiversifier: ediv, randomNumber: rand)))
+            return (pairing, queued(state.machine.handle(.longTermKeyRequested(encryptedDiversifier: ediv, randomNumber: rand))))
         }
         var reply: LongTermKey?
         var rest: [PairingAction] = []
@@ -299,20 +299,36 @@ public final class SecurityManager: Sendable {
             if case .received = input, let attempts {
                 state.machine.repeatedAttemptsBlocked = attempts.withLock { $0.remainingWait(connection.peer.address, at: .now) } != nil
             }
-            return state.machine.handle(input)
+            return queued(state.machine.handle(input))
         }
         execute(actions)
     }
 
     // MARK: Actions
 
-    private func execute(_ actions: [PairingAction]) {
-        for action in actions {
+    /// Hands PDUs and encryption to the worker while the machine's lock is still held, so
+    /// two threads feeding the machine (a PDU and a user's answer) cannot swap the order of
+    /// what it produced; the other actions are returned for ``execute(_:)``.
+    private func queued(_ actions: [PairingAction]) -> [PairingAction] {
+        actions.filter { action in
             switch action {
             case let .send(pdu):
                 work.yield(.send(pdu))
+                return false
             case let .startEncryption(key):
                 work.yield(.encrypt(key))
+                return false
+            default:
+                return true
+            }
+        }
+    }
+
+    private func execute(_ actions: [PairingAction]) {
+        for action in actions {
+            switch action {
+            case .send, .startEncryption:
+                break  // queued under the lock
             case .replyLongTermKey:
                 break  // answered by longTermKey(ediv:rand:)
             case let .displayPasskey(passkey):
