@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ATT", targets: ["ATT"]),
         .library(name: "GATT", targets: ["GATT"]),
         .library(name: "SMP", targets: ["SMP"]),
+        .library(name: "Bonding", targets: ["Bonding"]),
         .library(name: "Beacon", targets: ["Beacon"]),
         .executable(name: "bareble-central", targets: ["bareble-central"]),
         .executable(name: "bareble-beacon", targets: ["bareble-beacon"]),
@@ -44,6 +45,9 @@ let package = Package(
             dependencies: ["BluetoothCore", "L2CAP", .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")],
             swiftSettings: strict
         ),
+        // The bond store (files) and privacy (our RPAs, resolving peers'): above SMP, whose
+        // keys it keeps, and HCI, whose advertising and resolving list it drives.
+        .target(name: "Bonding", dependencies: ["BluetoothCore", "HCI", "SMP"], swiftSettings: strict),
         .target(name: "Beacon", dependencies: ["BluetoothCore", "HCI"], swiftSettings: strict),
         // What the tools share: the transport options, JSON lines, stopping on Ctrl-C.
         .target(
@@ -54,7 +58,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bareble-central",
-            dependencies: ["HCI", "HCITransport", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["HCI", "HCITransport", "Bonding", "SMP", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-central",
             swiftSettings: strict
         ),
@@ -64,6 +68,8 @@ let package = Package(
             path: "tools/bareble-beacon",
             swiftSettings: strict
         ),
+        // The crash-safety test's victim: rewrites a bond file until killed.
+        .executableTarget(name: "bond-store-writer", dependencies: ["Bonding"], path: "tools/bond-store-writer", swiftSettings: strict),
         // Shared by the test targets only: seeded random input, the virtual radio's harness,
         // the scripted ATT bearer (ATT and GATT client conversations).
         .target(name: "TestSupport", dependencies: ["HCITransport", "ATT", "SMP"], path: "Tests/TestSupport", swiftSettings: strict),
@@ -72,9 +78,9 @@ let package = Package(
         .target(name: "CAllocationCounter", path: "tools/allocation-counter"),
         .executableTarget(
             name: "bareble-bench",
-            dependencies: ["HCI", "HCITransport", "CAllocationCounter", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["HCI", "HCITransport", "L2CAP", "ATT", "GATT", "CAllocationCounter", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-bench",
-            exclude: ["bumble_scan_baseline.py"],
+            exclude: ["bumble_scan_baseline.py", "bumble_notify_baseline.py"],
             swiftSettings: strict
         ),
         .testTarget(name: "BluetoothCoreTests", dependencies: ["BluetoothCore", "TestSupport"], swiftSettings: strict),
@@ -84,7 +90,8 @@ let package = Package(
         .testTarget(name: "ATTTests", dependencies: ["ATT", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "GATTTests", dependencies: ["GATT", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SMPTests", dependencies: ["SMP", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "BondingTests", dependencies: ["Bonding", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "IntegrationTests", dependencies: ["HCI", "HCITransport", "L2CAP", "ATT", "SMP", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["HCI", "HCITransport", "L2CAP", "ATT", "Bonding", "SMP", "TestSupport"], swiftSettings: strict),
     ]
 )

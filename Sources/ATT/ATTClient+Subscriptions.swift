@@ -26,27 +26,22 @@ extension ATTClient {
         bufferingPolicy: AsyncStream<ATTHandleValue>.Continuation.BufferingPolicy = .bufferingNewest(ATTClient.defaultStreamBuffer)
     ) -> AsyncStream<ATTHandleValue> {
         let (stream, continuation) = AsyncStream.makeStream(of: ATTHandleValue.self, bufferingPolicy: bufferingPolicy)
-        let id = register(Subscriber(
-            handle: handle,
-            deliver: { continuation.yield($0) },
-            finish: { continuation.finish() }
-        ))
-        if let id {
-            continuation.onTermination = { [weak self] _ in self?.unregister(id) }
-        } else {
-            continuation.finish()
-        }
+        let subscription = addValueHandler(handle: handle, onClose: { continuation.finish() }) { continuation.yield($0) }
+        continuation.onTermination = { _ in subscription.cancel() }
         return stream
     }
 
     /// Calls `handler` synchronously, on the bearer's thread, with each value pushed for
     /// `handle` (every handle when nil), until the subscription is cancelled or released.
-    /// For an indication it runs before the confirmation is sent.
+    /// For an indication it runs before the confirmation is sent. `onClose` runs once when
+    /// the bearer closes (at once if it already has).
     public func addValueHandler(
         handle: UInt16? = nil,
+        onClose: (@Sendable () -> Void)? = nil,
         _ handler: @escaping @Sendable (ATTHandleValue) -> Void
     ) -> ATTSubscription {
-        guard let id = register(Subscriber(handle: handle, deliver: handler, finish: nil)) else {
+        guard let id = register(Subscriber(handle: handle, deliver: handler, finish: onClose)) else {
+            onClose?()
             return ATTSubscription {}
         }
         return ATTSubscription { [weak self] in self?.unregister(id) }

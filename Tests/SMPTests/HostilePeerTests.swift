@@ -405,9 +405,9 @@ struct SampleDataConversationTests {
         out = machine.handle(.received(SMPPDU.pairingDHKeyCheck(ea).encode()))
         let eb = CryptoToolbox.f6(w: SampleData.macKey, n1: SampleData.n2, n2: SampleData.n1, r: .zero, ioCap: response.ioCap, a1: SampleData.a2, a2: SampleData.a1)
         #expect(out.contains(.send(.pairingDHKeyCheck(eb))))
-        #expect(machine.handle(.longTermKeyRequested(encryptedDiversifier: 0, randomNumber: 0)) == [.replyLongTermKey(LongTermKey(value: SampleData.longTermKey))])
+        #expect(machine.handle(.longTermKeyRequested(encryptedDiversifier: 0, randomNumber: 0)) == [.replyLongTermKey(LongTermKey(key: SampleData.longTermKey, ediv: 0, rand: 0, keySize: 16))])
         out = machine.handle(.encryptionChanged(keySize: 16))
         guard case let .completed(keys)? = out.last else { Issue.record("not completed: \(out)"); return }
-        #expect(keys.longTermKey?.value == SampleData.longTermKey)
+        #expect(keys.longTermKey?.key == SampleData.longTermKey)
     }
 }

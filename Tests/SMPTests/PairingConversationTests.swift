@@ -24,14 +24,28 @@ struct PairingConversationTests {
         let central = pair.keys(.initiator)
         let peripheral = pair.keys(.responder)
         #expect(pair.encrypted)
-        #expect(central.map { $0.method.tableAbbreviation } == want, "central: \(String(describing: pair.results[.initiator]))")
-        #expect(peripheral.map { $0.method.tableAbbreviation } == want, "peripheral: \(String(describing: pair.results[.responder]))")
+        #expect(central.map { $0.method?.tableAbbreviation } == want, "central: \(String(describing: pair.results[.initiator]))")
+        #expect(peripheral.map { $0.method?.tableAbbreviation } == want, "peripheral: \(String(describing: pair.results[.responder]))")
         #expect(central?.secureConnections == test.secureConnections)
         #expect(central?.authenticated == (want != "JW"))
         #expect(central?.bonded == test.bonding)
         if test.secureConnections {
             #expect(central?.longTermKey != nil && central?.longTermKey == peripheral?.longTermKey)
             #expect(pair.codes.contains(.pairingPublicKey) && !pair.codes.contains(.encryptionInformation))
+        }
+        if test.bonding, let central, let peripheral {
+            // The bonds each side would store: the central's re-encryption key is the one
+            // the peripheral's bond answers an LTK request with.
+            let centralBond = central.bond(createdAt: 1)
+            let peripheralBond = peripheral.bond(createdAt: 1)
+            #expect(centralBond.peer == Self.peripheralIdentity.address && peripheralBond.peer == Self.identity.address)
+            if let key = centralBond.keyAsCentral {
+                #expect(peripheralBond.keyAsPeripheral(encryptedDiversifier: key.ediv, randomNumber: key.rand) == key)
+            } else {
+                Issue.record("the central's bond has no LTK")
+            }
+            #expect(centralBond.peerKeys.identityResolvingKey == Self.peripheralIdentity.identityResolvingKey)
+            #expect(centralBond.localKeys.identityResolvingKey == Self.identity.identityResolvingKey)
         }
         if test.bonding {
             #expect(central?.peerIdentity == Self.peripheralIdentity)
@@ -43,7 +57,7 @@ struct PairingConversationTests {
                 #expect(central?.peerLongTermKey != nil && central?.peerLongTermKey == peripheral?.localLongTermKey)
                 #expect(peripheral?.peerLongTermKey == central?.localLongTermKey)
                 if let key = central?.keyAsCentral {
-                    #expect(peripheral?.keyAsPeripheral(encryptedDiversifier: key.encryptedDiversifier, randomNumber: key.randomNumber) == key)
+                    #expect(peripheral?.keyAsPeripheral(encryptedDiversifier: key.ediv, randomNumber: key.rand) == key)
                 }
             }
         } else {

@@ -65,7 +65,7 @@ struct PairingPair {
                     compared[role] = value
                     queue.append((role, .numericComparisonConfirmed(confirmNumbers)))
                 case let .startEncryption(key):
-                    let reply = responder.handle(.longTermKeyRequested(encryptedDiversifier: key.encryptedDiversifier, randomNumber: key.randomNumber))
+                    let reply = responder.handle(.longTermKeyRequested(encryptedDiversifier: key.ediv, randomNumber: key.rand))
                     var replied: LongTermKey?
                     var extra: [PairingAction] = []
                     for action in reply {

@@ -47,7 +47,9 @@ struct ScanBenchmark: AsyncParsableCommand {
         await endToEnd.finish()
 
         guard !skipBumble else { return }
-        let bumble = try BumbleBaseline.run(stream, python: python)
+        let bumble = try BumbleBaseline.run(
+            "bumble_scan_baseline.py", stream: stream.concatenated, arguments: [String(stream.frames.count)],
+            key: "reports_per_second", python: python)
         print("Bumble host        \(padded(fixed(bumble), 10)) reports/s  (same stream, in-process H4 parser, Host, Device 'advertisement')")
         print("ratio              \(padded(fixed(throughput.reportsPerSecond / bumble, 1), 10)) x Bumble end to end, \(fixed(decodeRate / bumble, 1)) x decode only   (target 30 x)")
     }

@@ -5,27 +5,32 @@ import HCI
 import HCITransport
 import Synchronization
 
-/// A fake controller on one end of a socketpair: answers bring-up and scan commands like a
-/// small LE controller, then streams advertising reports as fast as asked. The host side is
-/// an ordinary ``DescriptorTransport``, so the benchmark runs BareBLE's real reader path.
+/// A fake controller on one end of a socketpair: answers bring-up, scan and ACL like a small
+/// LE controller, then streams whatever frames the benchmark writes as fast as asked. The
+/// host side is an ordinary ``DescriptorTransport``, so the benchmark runs BareBLE's real
+/// reader path.
 final class StreamController: Sendable {
+    typealias ACLAnswer = @Sendable (ACLDataPacket) -> [[UInt8]]
+
     let hostTransport: DescriptorTransport
     private let fd: Int32
     private let writeLock = Mutex(())
     private let scanEnabled = Atomic(false)
 
-    init() throws {
+    /// `acl` gives the H4 frames to send back for one ACL packet from the host (each packet is
+    /// also acknowledged with Number Of Completed Packets).
+    init(acl: @escaping ACLAnswer = { _ in [] }) throws {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { throw BenchError("socketpair failed") }
         fd = pair[0]
         hostTransport = try DescriptorTransport.stream(fd: pair[1], name: "socketpair")
         let fd = self.fd
-        DispatchQueue.global().async { [self] in answerCommands(fd) }
+        DispatchQueue.global().async { [self] in answerHost(fd, acl: acl) }
     }
 
     var isScanning: Bool { scanEnabled.load(ordering: .acquiring) }
 
-    /// Writes bytes that hold whole frames, under the lock shared with command answers.
+    /// Writes bytes that hold whole frames, under the lock shared with the answers.
     func write(_ bytes: [UInt8]) {
         writeLock.withLock { _ in
             bytes.withUnsafeBytes { raw in
@@ -39,22 +44,34 @@ final class StreamController: Sendable {
         }
     }
 
-    private func answerCommands(_ fd: Int32) {
-        var buffer: [UInt8] = []
+    private func answerHost(_ fd: Int32, acl: ACLAnswer) {
+        var framer = H4Framer(configuration: .init(acceptedTypes: [.command, .acl]))
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = read(fd, &chunk, chunk.count)
             if count <= 0 { return }
-            buffer += chunk[0..<count]
-            while buffer.count >= 4, buffer[0] == 0x01, buffer.count >= 4 + Int(buffer[3]) {
-                let opcode = HCIOpcode(rawValue: UInt16(buffer[1]) | UInt16(buffer[2]) << 8)
-                let parameters = Array(buffer[4..<4 + Int(buffer[3])])
-                buffer.removeFirst(4 + Int(buffer[3]))
-                let returned = [0] + answer(opcode, parameters)
-                let event = HCIEvent.commandComplete(.init(numHCICommandPackets: 1, opcode: opcode, returnParameters: returned))
-                write([0x04] + event.encode())
+            framer.feed(Array(chunk[0..<count])) { packet in
+                switch packet.type {
+                case .command: answerCommand(packet.bytes)
+                case .acl: answerACL(packet.bytes, acl)
+                default: break
+                }
             }
         }
+    }
+
+    private func answerCommand(_ bytes: [UInt8]) {
+        let opcode = HCIOpcode(rawValue: UInt16(bytes[0]) | UInt16(bytes[1]) << 8)
+        let returned = [0] + answer(opcode, Array(bytes[3...]))
+        let event = HCIEvent.commandComplete(.init(numHCICommandPackets: 1, opcode: opcode, returnParameters: returned))
+        write([0x04] + event.encode())
+    }
+
+    private func answerACL(_ bytes: [UInt8], _ acl: ACLAnswer) {
+        guard let packet = try? ACLDataPacket(decoding: bytes) else { return }
+        let completed = HCIEvent.numberOfCompletedPackets(.init(completions: [.init(connectionHandle: packet.connectionHandle, completedPackets: 1)]))
+        write([0x04] + completed.encode())
+        for frame in acl(packet) { write(frame) }
     }
 
     private func answer(_ opcode: HCIOpcode, _ parameters: [UInt8]) -> [UInt8] {

@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from radio_air import RadioLink  # noqa: E402
 from radio_explore import Explorer  # noqa: E402
 from radio_pairing import PairingControl  # noqa: E402
-from radio_peers import Beacon, BigPeripheral, HeartRatePeripheral, IBeaconPeer, PairingCentral, Scanner  # noqa: E402
+from radio_peers import Beacon, BigPeripheral, HeartRatePeripheral, IBeaconPeer, PairingCentral, PrivatePeer, Scanner  # noqa: E402
 from radio_transport import Exposed, PtyEndpoint, TcpServer  # noqa: E402
 
 logger = logging.getLogger('bareble_radio')
@@ -156,6 +156,13 @@ class Radio:
 
     async def control_start_beacon(self, index: str) -> None:
         await self.beacon(index).resume()
+
+    async def control_rpa_advertise(self, irk_hex: str) -> dict:
+        peer = self.peers.get('private')
+        if peer is None:
+            peer = self.peers['private'] = PrivatePeer(self.link, emit)
+            await peer.start()
+        return {'peer': 'private', 'address': await peer.advertise_from(bytes.fromhex(irk_hex))}
 
     def peer(self, name: str):
         if name not in self.peers:

@@ -47,11 +47,13 @@ class Explorer(Peer):
             if mtu > att.ATT_DEFAULT_MTU:
                 await client.request_mtu(mtu)
             requests = 0
+            by_procedure = dict(services=0, includes=0, characteristics=0, descriptors=0, reads=0, other=0)
             send = client.send_gatt_pdu
 
             def counting_send(pdu: bytes) -> None:
                 nonlocal requests
                 requests += 1
+                by_procedure[procedure(pdu)] += 1
                 send(pdu)
 
             client.send_gatt_pdu = counting_send
@@ -77,12 +79,29 @@ class Explorer(Peer):
                             read_errors += 1
             seconds = time.monotonic() - start
             client.send_gatt_pdu = send
-            return dict(att_requests=requests, seconds=round(seconds, 4), services=len(services),
+            return dict(att_requests=requests, requests_by_procedure=by_procedure, seconds=round(seconds, 4), services=len(services),
                         included_services=included, characteristics=characteristics, descriptors=descriptors,
                         reads=reads, read_errors=read_errors, value_bytes=value_bytes, mtu=client.mtu)
         finally:
             if connection.handle in self.device.connections:
                 await connection.disconnect()
+
+
+def procedure(pdu: bytes) -> str:
+    """The GATT procedure (Vol 3 Part G 4) an ATT request serves, as BareBLE's benchmark
+    counts them."""
+    opcode = pdu[0]
+    if opcode in (att.Opcode.ATT_READ_BY_GROUP_TYPE_REQUEST, att.Opcode.ATT_FIND_BY_TYPE_VALUE_REQUEST):
+        return 'services'
+    if opcode == att.Opcode.ATT_READ_BY_TYPE_REQUEST and pdu[5:] == bytes([0x02, 0x28]):
+        return 'includes'
+    if opcode == att.Opcode.ATT_READ_BY_TYPE_REQUEST and pdu[5:] == bytes([0x03, 0x28]):
+        return 'characteristics'
+    if opcode == att.Opcode.ATT_FIND_INFORMATION_REQUEST:
+        return 'descriptors'
+    if opcode in (att.Opcode.ATT_READ_REQUEST, att.Opcode.ATT_READ_BLOB_REQUEST, att.Opcode.ATT_READ_BY_TYPE_REQUEST):
+        return 'reads'
+    return 'other'
 
 
 async def discover_includes(client, service) -> list[tuple[int, int, int, UUID]]:

@@ -291,6 +291,41 @@ class IBeaconPeer(Peer):
                 await self.device.stop_advertising()
 
 
+PRIVATE_PEER_ADDRESS = 'C4:4B:4D:00:00:06'  # its identity; never on the air
+
+
+class PrivatePeer(Peer):
+    """`private`: a device that uses privacy (Core Vol 6 Part B 1.3.2.2). Each
+    `rpa-advertise IRK` line makes Bumble generate a fresh resolvable private address
+    from that IRK (Bumble's own ah, independent of BareBLE's) and restarts
+    non-connectable advertising from it, as a bonded peer does when its RPA rotates."""
+
+    def __init__(self, link, log) -> None:
+        super().__init__('private', 'BareBLE-Private', PRIVATE_PEER_ADDRESS, link, log)
+        self.advertising_data = ad_structure(0x01, bytes([0x06])) + ad_structure(0x09, b'BareBLE-Private')
+        self.lock = asyncio.Lock()
+
+    async def start(self) -> None:
+        await self.device.power_on()
+
+    async def advertise_from(self, irk_most_significant_first: bytes) -> str:
+        if len(irk_most_significant_first) != 16:
+            raise ValueError('an IRK is 16 bytes (32 hex digits)')
+        async with self.lock:
+            await self.device.stop_advertising()
+            # Bumble takes keys least significant octet first.
+            address = hci.Address.generate_private_address(irk_most_significant_first[::-1])
+            self.device.random_address = address
+            await self.device.start_advertising(
+                advertising_type=AdvertisingType.UNDIRECTED,  # ADV_NONCONN_IND
+                own_address_type=hci.OwnAddressType.RANDOM,
+                advertising_data=self.advertising_data,
+                advertising_interval_min=IBEACON_INTERVAL_MIN_MS,
+                advertising_interval_max=IBEACON_INTERVAL_MAX_MS,
+            )
+            return address.to_string(False)
+
+
 SCANNER_ADDRESS = 'C4:4B:4D:00:00:03'
 # Extended report event type bits (Vol 4 Part E 7.7.65.13) and its data status field.
 _EXT_CONNECTABLE, _EXT_SCANNABLE, _EXT_SCAN_RESPONSE, _EXT_LEGACY = 0x01, 0x02, 0x08, 0x10

@@ -19,8 +19,14 @@ extension GATTClient {
         }
         let configuration = requested ?? (characteristic.properties.contains(.notify) ? .notification : .indication)
         let valueHandle = characteristic.valueHandle
-        // Listening starts before the CCCD is written, so the first value is not lost.
-        let incoming = att.values(handle: valueHandle)
+        // Listening starts before the CCCD is written, so the first value is not lost. One
+        // bounded stream straight from the bearer's thread: a peer decides how fast values
+        // come, so a consumer that falls behind loses the oldest, never memory without bound.
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: [UInt8].self, bufferingPolicy: .bufferingNewest(ATTClient.defaultStreamBuffer))
+        let listening = att.addValueHandler(handle: valueHandle, onClose: { continuation.finish() }) {
+            continuation.yield($0.value)
+        }
         let current = subscriptions[valueHandle] ?? (0, [])
         let wanted = current.configuration.union(configuration)
         subscriptions[valueHandle] = (current.consumers + 1, wanted)
@@ -28,17 +34,13 @@ extension GATTClient {
             do {
                 try await att.write(cccd, value: wanted.bytes)
             } catch {
+                listening.cancel()
                 await release(valueHandle, cccd: cccd)
                 throw .att(error)
             }
         }
-        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
-        let forward = Task {
-            for await value in incoming { continuation.yield(value.value) }
-            continuation.finish()
-        }
         continuation.onTermination = { [weak self] _ in
-            forward.cancel()
+            listening.cancel()
             Task { await self?.release(valueHandle, cccd: cccd) }
         }
         return stream

@@ -13,8 +13,9 @@ import Synchronization
 /// carried out in order by one task (PDUs, LE Enable Encryption); user prompts run on
 /// tasks of their own and feed their answers back.
 public final class SecurityManager: Sendable {
-    /// Stored keys, supplied by whoever keeps bonds (nil when there are none).
-    public typealias KeyLookup = @Sendable (DeviceAddress) -> PairingKeys?
+    /// The stored bond for the peer on this link (by its address, or the identity its RPA
+    /// resolves to), supplied by whoever keeps bonds; nil when there is none.
+    public typealias BondLookup = @Sendable (DeviceAddress) -> Bond?
     public typealias PairingObserver = @Sendable (Result<PairingKeys, PairingError>) -> Void
 
     public let connection: Connection
@@ -22,7 +23,7 @@ public final class SecurityManager: Sendable {
     public let delegate: (any PairingDelegate)?
     public let smpTimeout: Duration
 
-    private let storedKeys: KeyLookup?
+    private let storedBond: BondLookup?
     private let observer: PairingObserver?
     private let attempts: RepeatedAttemptsRecord?
 
@@ -54,13 +55,13 @@ public final class SecurityManager: Sendable {
     /// - Parameters:
     ///   - localAddress: our address as the peer sees it on this link (c1, f5, f6 bind to
     ///     it); the controller's public address when nil.
-    ///   - storedKeys: bonds, for LTK requests as peripheral and Security Requests as central.
+    ///   - storedBond: bonds, for LTK requests as peripheral and Security Requests as central.
     ///   - attempts: the repeated-attempts record shared by all links of a host.
     ///   - observer: told every pairing's end (for storing bonds).
     public init(
         connection: Connection, channels: ChannelManager, configuration: PairingConfiguration,
         delegate: (any PairingDelegate)? = nil, localAddress: DeviceAddress? = nil,
-        storedKeys: KeyLookup? = nil, attempts: RepeatedAttemptsRecord? = nil,
+        storedBond: BondLookup? = nil, attempts: RepeatedAttemptsRecord? = nil,
         observer: PairingObserver? = nil, smpTimeout: Duration = .seconds(30),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) throws(PairingError) {
@@ -68,7 +69,7 @@ public final class SecurityManager: Sendable {
         self.connection = connection
         self.channels = channels
         self.delegate = delegate
-        self.storedKeys = storedKeys
+        self.storedBond = storedBond
         self.attempts = attempts
         self.observer = observer
         self.smpTimeout = smpTimeout
@@ -140,13 +141,13 @@ public final class SecurityManager: Sendable {
         return try await waitForPairing(starting: false)
     }
 
-    /// Central: encrypts with stored keys (a bond) instead of pairing. A failure is a hard
+    /// Central: encrypts with a stored bond instead of pairing. A failure is a hard
     /// ``PairingError/reencryptionFailed(_:)``: the link is never left silently
     /// unencrypted, and no pairing is started behind the caller's back.
-    public func encrypt(with keys: PairingKeys, minimumKeySize: Int? = nil) async throws(PairingError) {
-        guard let key = keys.keyAsCentral else { throw .invalidConfiguration("the stored keys hold no LTK to encrypt with as central") }
+    public func encrypt(with bond: Bond, minimumKeySize: Int? = nil) async throws(PairingError) {
+        guard let key = bond.keyAsCentral else { throw .invalidConfiguration("the bond holds no LTK to encrypt with as central") }
         let minimum = minimumKeySize ?? state.withLock { $0.machine.configuration.effectiveMinimumKeySize }
-        guard keys.keySize >= minimum else { throw .keySizeTooSmall(keys.keySize, minimum: minimum) }
+        guard Int(key.keySize) >= minimum else { throw .keySizeTooSmall(Int(key.keySize), minimum: minimum) }
         let busy = state.withLock { state in
             if state.machine.isPairing || state.reencrypting { return true }
             state.reencrypting = true
@@ -156,8 +157,8 @@ public final class SecurityManager: Sendable {
         defer { state.withLock { $0.reencrypting = false } }
         do {
             try await connection.enableEncryption(
-                longTermKey: key.hciBytes, encryptedDiversifier: key.encryptedDiversifier,
-                randomNumber: key.randomNumber, minimumKeySize: minimum)
+                longTermKey: key.hciBytes, encryptedDiversifier: key.ediv,
+                randomNumber: key.rand, minimumKeySize: minimum)
         } catch let .encryptionFailed(status) {
             throw .reencryptionFailed(status)
         } catch let .disconnected(reason) {
@@ -183,8 +184,8 @@ public final class SecurityManager: Sendable {
             return try await operation()
         } catch {
             guard isInsufficientSecurity(error) else { throw error }
-            if connection.role == .central, !connection.encryption.isEncrypted, let keys = storedKeys?(connection.peer) {
-                try await encrypt(with: keys)
+            if connection.role == .central, !connection.encryption.isEncrypted, let bond = storedBond?(connection.peer) {
+                try await encrypt(with: bond)
             } else {
                 _ = try await pair()
             }
@@ -266,9 +267,9 @@ public final class SecurityManager: Sendable {
                         self.feed(.encryptionKeySizeRead(await self.connection.readKeySize()))
                     }
                 }
-            } else if waiting, connection.role == .peripheral, let keys = storedKeys?(connection.peer) {
+            } else if waiting, connection.role == .peripheral, let bond = storedBond?(connection.peer) {
                 // The central answered our Security Request by encrypting with a bond.
-                resumeWaiters(.success(keys))
+                resumeWaiters(.success(PairingKeys(bond: bond, peer: connection.peer)))
             }
         case let .failed(status):
             feed(.encryptionFailed(status))
@@ -291,7 +292,7 @@ public final class SecurityManager: Sendable {
         }
         execute(rest)
         if pairing { return reply?.hciBytes }
-        return storedKeys?(connection.peer)?.keyAsPeripheral(encryptedDiversifier: ediv, randomNumber: rand)?.hciBytes
+        return storedBond?(connection.peer)?.keyAsPeripheral(encryptedDiversifier: ediv, randomNumber: rand)?.hciBytes
     }
 
     func feed(_ input: PairingInput) {
@@ -396,11 +397,11 @@ public final class SecurityManager: Sendable {
     /// Central: the peripheral asked for security. A bond good enough for what it asks
     /// is used to encrypt; otherwise we pair.
     private func securityRequested(_ requirements: AuthenticationRequirements) {
-        if !connection.encryption.isEncrypted, let keys = storedKeys?(connection.peer), keys.keyAsCentral != nil,
-           keys.authenticated || !requirements.contains(.mitm) {
+        if !connection.encryption.isEncrypted, let bond = storedBond?(connection.peer), bond.keyAsCentral != nil,
+           bond.authenticated || !requirements.contains(.mitm) {
             Task { [weak self] in
                 do {
-                    try await self?.encrypt(with: keys)
+                    try await self?.encrypt(with: bond)
                 } catch let error as PairingError {
                     self?.observer?(.failure(error))
                 } catch {}
@@ -420,7 +421,7 @@ public final class SecurityManager: Sendable {
             }
         case let .encrypt(key):
             do {
-                try await connection.enableEncryption(longTermKey: key.hciBytes, encryptedDiversifier: key.encryptedDiversifier, randomNumber: key.randomNumber, minimumKeySize: 1)
+                try await connection.enableEncryption(longTermKey: key.hciBytes, encryptedDiversifier: key.ediv, randomNumber: key.rand, minimumKeySize: 1)
                 // enableEncryption read the size after a v1 change (nil if it cannot be
                 // read); the machine compares it with what was negotiated.
                 feed(.encryptionKeySizeRead(connection.encryption.keySize))

@@ -18,7 +18,7 @@ extension PairingMachine {
         guard ediv == 0, rand == 0, let key = context.secureConnections ? context.longTermKey : context.shortTermKey else {
             return [.replyLongTermKey(nil)] + fail(.unspecifiedReason, "the central asked for a key pairing did not produce")
         }
-        return [.replyLongTermKey(LongTermKey(value: key))]
+        return [.replyLongTermKey(pairingKey(key))]
     }
 
     mutating func encryptionFailed(_ status: HCIErrorCode) -> [PairingAction] {
@@ -40,7 +40,7 @@ extension PairingMachine {
         var keys = PairingKeys(
             peer: peerAddress, bonded: context.bonding, secureConnections: context.secureConnections,
             authenticated: context.method.isAuthenticated, keySize: context.keySize, method: context.method)
-        if context.secureConnections, let ltk = context.longTermKey { keys.longTermKey = LongTermKey(value: ltk) }
+        if context.secureConnections, let ltk = context.longTermKey { keys.longTermKey = pairingKey(ltk) }
         context.keys = keys
         context.expectedFromPeer = expectedCodes(peerDistribution)
         step = .distributingKeys
@@ -85,12 +85,13 @@ extension PairingMachine {
         if distribution.contains(.encryptionKey), !context.secureConnections {
             var ltk: SMPValue128
             repeat { ltk = masked(nextRandom()) } while ltk == .zero
-            let key = LongTermKey(value: ltk, encryptedDiversifier: UInt16.random(in: 0...UInt16.max, using: &random), randomNumber: random.next())
+            let key = LongTermKey(key: ltk, ediv: UInt16.random(in: 0...UInt16.max, using: &random), rand: random.next(), keySize: UInt8(context.keySize))
             keys.localLongTermKey = key
             actions += [.send(.encryptionInformation(longTermKey: ltk)),
-                        .send(.centralIdentification(encryptedDiversifier: key.encryptedDiversifier, randomNumber: key.randomNumber))]
+                        .send(.centralIdentification(encryptedDiversifier: key.ediv, randomNumber: key.rand))]
         }
         if distribution.contains(.identityKey), let identity = configuration.localIdentity {
+            keys.localIdentity = identity
             actions += [.send(.identityInformation(identityResolvingKey: identity.identityResolvingKey)),
                         .send(.identityAddressInformation(identity.address))]
         }
@@ -114,7 +115,7 @@ extension PairingMachine {
             context.pendingPeerLongTermKey = ltk
         case let .centralIdentification(ediv, rand):
             guard let ltk = context.pendingPeerLongTermKey else { return outOfState(pdu) }
-            context.keys?.peerLongTermKey = LongTermKey(value: ltk, encryptedDiversifier: ediv, randomNumber: rand)
+            context.keys?.peerLongTermKey = LongTermKey(key: ltk, ediv: ediv, rand: rand, keySize: UInt8(context.keySize))
         case let .identityInformation(irk):
             context.pendingPeerIRK = irk
         case let .identityAddressInformation(address):

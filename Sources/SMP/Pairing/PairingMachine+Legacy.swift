@@ -94,7 +94,7 @@ extension PairingMachine {
             let stk = masked(CryptoToolbox.s1(k: tk, r1: srand, r2: mrand))
             context.shortTermKey = stk
             step = .awaitingEncryption
-            return [.startEncryption(LongTermKey(value: stk))]
+            return [.startEncryption(pairingKey(stk))]
         case let (.responder, .legacyAwaitingRandom, .pairingRandom(mrand)):
             guard let expected = legacyConfirm(random: mrand), constantTimeEqual(expected, context.peerConfirm),
                   let tk = context.temporaryKey, let srand = context.localRandom else {

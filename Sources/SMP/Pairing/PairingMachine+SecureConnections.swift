@@ -234,7 +234,7 @@ extension PairingMachine {
                 return fail(.dhKeyCheckFailed, "Eb does not match")
             }
             step = .awaitingEncryption
-            return [.startEncryption(LongTermKey(value: ltk))]
+            return [.startEncryption(pairingKey(ltk))]
         case .responder:
             guard context.heldDHKeyCheck == nil else { return outOfState(.pairingDHKeyCheck(check)) }
             context.heldDHKeyCheck = check

@@ -373,6 +373,12 @@ public struct PairingMachine: Sendable {
     var initiatorAddress: DeviceAddress { role == .initiator ? localAddress : peerAddress }
     var responderAddress: DeviceAddress { role == .initiator ? peerAddress : localAddress }
 
+    /// The STK or Secure Connections LTK as the controller gets it during pairing: EDIV
+    /// and Rand are zero (Core Vol 3 Part H 2.4.4).
+    func pairingKey(_ key: SMPValue128) -> LongTermKey {
+        LongTermKey(key: key, ediv: 0, rand: 0, keySize: UInt8(context.keySize))
+    }
+
     /// Keeps the low `keySize` octets (Core Vol 3 Part H 2.3.4: the most significant
     /// octets are masked).
     func masked(_ key: SMPValue128) -> SMPValue128 {

@@ -1,0 +1,150 @@
+import Glibc
+
+/// The file operations of the bond store, straight on the system calls so that each step
+/// that matters for crash safety (fsync of the data, rename, fsync of the directory) is
+/// visible and none is skipped by a buffering layer.
+enum AtomicFile {
+    /// Bond files are a few kilobytes; anything far larger is not ours and is not read
+    /// into memory whole.
+    static let maximumSize = 16 << 20
+
+    /// Creates `path` and missing parents with mode 0700; an existing directory is left
+    /// with the mode it has.
+    static func makeDirectory(_ path: String) throws(BondStoreError) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            if mkdir(prefix, 0o700) != 0 {
+                let code = errno
+                guard code == EEXIST else { throw .system(operation: "create the directory", path: prefix, errno: code) }
+            }
+        }
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw .system(operation: "look at", path: path, errno: errno) }
+        guard status.st_mode & S_IFMT == S_IFDIR else { throw .system(operation: "use the directory", path: path, errno: ENOTDIR) }
+    }
+
+    /// The whole file, or nil when it does not exist.
+    static func read(_ path: String) throws(BondStoreError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            let code = errno
+            if code == ENOENT { return nil }
+            throw .system(operation: "open", path: path, errno: code)
+        }
+        defer { close(fd) }
+        var status = stat()
+        guard fstat(fd, &status) == 0 else { throw .system(operation: "look at", path: path, errno: errno) }
+        guard status.st_size <= maximumSize else {
+            throw .corrupt(path: path, reason: "\(status.st_size) bytes, far more than any bond file")
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count == 0 { return bytes }
+            if count < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw .system(operation: "read", path: path, errno: code)
+            }
+            bytes += chunk[0..<count]
+            guard bytes.count <= maximumSize else { throw .corrupt(path: path, reason: "grew beyond any bond file while read") }
+        }
+    }
+
+    /// Replaces `path` with `bytes` so that at every instant the path names either the old
+    /// file or the complete new one: write a temporary file in the same directory (same
+    /// file system, so rename is atomic), fsync it, rename it over `path`, fsync the
+    /// directory so the rename itself survives a power cut. The file gets mode 0600.
+    static func replace(_ path: String, in directory: String, with bytes: [UInt8], temporaryName: String) throws(BondStoreError) {
+        let temporary = directory + "/" + temporaryName
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .system(operation: "create", path: temporary, errno: errno) }
+        var failure: BondStoreError?
+        // The umask can only remove bits, but a file created by an older version, or a
+        // directory with default ACLs, could widen them: set the mode explicitly.
+        if fchmod(fd, 0o600) != 0 { failure = .system(operation: "set mode 0600 on", path: temporary, errno: errno) }
+        if failure == nil { failure = writeAll(fd, bytes, path: temporary) }
+        if failure == nil, fsync(fd) != 0 { failure = .system(operation: "flush (fsync)", path: temporary, errno: errno) }
+        if close(fd) != 0, failure == nil { failure = .system(operation: "close", path: temporary, errno: errno) }
+        if failure == nil, rename(temporary, path) != 0 { failure = .system(operation: "rename over", path: path, errno: errno) }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        try syncDirectory(directory)
+    }
+
+    /// Removes `path` (a bond file); the directory is fsynced so the removal survives.
+    static func remove(_ path: String, in directory: String) throws(BondStoreError) {
+        guard unlink(path) == 0 || errno == ENOENT else { throw .system(operation: "remove", path: path, errno: errno) }
+        try syncDirectory(directory)
+    }
+
+    /// Removes `path` if it is there; for leftovers whose absence is all that matters.
+    static func discard(_ path: String) { _ = unlink(path) }
+
+    static func syncDirectory(_ directory: String) throws(BondStoreError) {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .system(operation: "open", path: directory, errno: errno) }
+        defer { close(fd) }
+        guard fsync(fd) == 0 else { throw .system(operation: "flush (fsync)", path: directory, errno: errno) }
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) -> BondStoreError? {
+        bytes.withUnsafeBytes { buffer -> BondStoreError? in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0 && errno == EINTR {
+                    continue
+                } else {
+                    return .system(operation: "write", path: path, errno: written < 0 ? errno : EIO)
+                }
+            }
+            return nil
+        }
+    }
+
+    /// The names in `directory` (without "." and ".."); empty when it does not exist.
+    static func names(in directory: String) throws(BondStoreError) -> [String] {
+        guard let handle = opendir(directory) else {
+            let code = errno
+            if code == ENOENT { return [] }
+            throw .system(operation: "list", path: directory, errno: code)
+        }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+}
+
+/// An exclusive advisory lock (flock) on the bond directory for one read-modify-write, so
+/// two processes adding bonds at once cannot lose one another's update. The kernel drops
+/// it when the process dies, kill -9 included.
+struct DirectoryLock: ~Copyable {
+    private let fd: Int32
+
+    init(_ directory: String) throws(BondStoreError) {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw .system(operation: "open", path: directory, errno: errno) }
+        while flock(fd, LOCK_EX) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            close(fd)
+            throw .system(operation: "lock", path: directory, errno: code)
+        }
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+}

@@ -1,0 +1,191 @@
+import BluetoothCore
+import Glibc
+import SMP
+import Synchronization
+
+/// The bonds of one local identity, in one JSON file (``BondFileFormat``) of a directory
+/// the user chooses (default ``BondDirectory/defaultPath``).
+///
+/// - Every change is a read-modify-write under an flock of the directory, so concurrent
+///   writers (threads or processes) do not lose each other's bonds, and the write replaces
+///   the file atomically (``AtomicFile/replace(_:in:with:temporaryName:)``): a crash or a
+///   kill -9 at any instant leaves the old or the new bonds, never a mix or a torn file.
+/// - A file that does not parse is never replaced: opening or changing it throws
+///   ``BondStoreError/corrupt(path:reason:)`` and the bytes stay as they were, for the
+///   user to restore or move aside.
+/// - Files are mode 0600, the directory 0700 when created here: bond files hold keys.
+public final class BondStore: Sendable {
+    /// Which local identity's bonds to open.
+    public enum Identity: Sendable, Hashable {
+        /// The controller's public address (its BD_ADDR) is our identity.
+        case `public`(BluetoothAddress)
+        /// A random static identity: the given one, or when nil the one already stored in
+        /// the directory (a new one is generated the first time).
+        case randomStatic(BluetoothAddress?)
+    }
+
+    public let directory: String
+    public let path: String
+    /// Our identity address and IRK, as stored (generated when the file was created).
+    public let local: LocalIdentity
+    private let cached: Mutex<[Bond]>
+
+    /// Opens the bond file of `identity` in `directory`, creating the directory (0700) and
+    /// the file (with a fresh IRK) when they do not exist yet.
+    public convenience init(directory: String = BondDirectory.defaultPath, identity: Identity) throws(BondStoreError) {
+        var generator = SystemRandomNumberGenerator()
+        try self.init(directory: directory, identity: identity, using: &generator)
+    }
+
+    public init<Generator: RandomNumberGenerator>(
+        directory: String, identity: Identity, using generator: inout Generator
+    ) throws(BondStoreError) {
+        try AtomicFile.makeDirectory(directory)
+        let lock = try DirectoryLock(directory)
+        var wanted: DeviceAddress?
+        switch identity {
+        case let .public(address):
+            wanted = DeviceAddress(address, type: .public)
+        case let .randomStatic(address?):
+            wanted = DeviceAddress(address, type: .random)
+        case .randomStatic(nil):
+            let candidates = try Self.storedIdentities(in: directory).filter { $0.type == .random }
+            guard candidates.count <= 1 else { throw .ambiguousIdentity(directory: directory, candidates: candidates) }
+            wanted = candidates.first
+        }
+        let stored: StoredBonds
+        if let wanted, let existing = try Self.read(directory: directory, identity: wanted) {
+            stored = existing
+        } else {
+            let created = StoredBonds(local: try LocalIdentity.generate(address: wanted, using: &generator))
+            try Self.write(created, directory: directory)
+            stored = created
+        }
+        _ = consume lock
+        self.directory = directory
+        self.local = stored.local
+        self.path = directory + "/" + Self.fileName(for: stored.local.address)
+        self.cached = Mutex(stored.bonds)
+    }
+
+    // MARK: Reading
+
+    /// Every bond, in identity address order, as last read or written by this store.
+    public var bonds: [Bond] { cached.withLock { $0 } }
+
+    /// The bond of `address`: its identity address, or an RPA that resolves with a stored
+    /// peer IRK (``BondResolver``).
+    public func bond(for address: DeviceAddress) -> Bond? {
+        resolver.bond(for: address)
+    }
+
+    /// A resolver over the current bonds, to hand to scan consumers and connectors.
+    public var resolver: BondResolver { BondResolver(bonds: bonds) }
+
+    /// Reads the file again (another process may have changed it).
+    public func reload() throws(BondStoreError) {
+        let lock = try DirectoryLock(directory)
+        let stored = try current()
+        _ = consume lock
+        cached.withLock { $0 = stored.bonds }
+    }
+
+    // MARK: Changing
+
+    /// Adds `bond`, replacing any bond with the same peer identity.
+    public func save(_ bond: Bond) throws(BondStoreError) {
+        try update { bonds in
+            bonds.removeAll { $0.peer == bond.peer }
+            bonds.append(bond)
+        }
+    }
+
+    /// Removes the bond of `peer` (an identity address, or an RPA that resolves to one);
+    /// false when there was none.
+    @discardableResult
+    public func remove(_ peer: DeviceAddress) throws(BondStoreError) -> Bool {
+        var removed = false
+        try update { bonds in
+            let identity = BondResolver(bonds: bonds).bond(for: peer)?.peer ?? peer
+            let before = bonds.count
+            bonds.removeAll { $0.peer == identity }
+            removed = bonds.count != before
+        }
+        return removed
+    }
+
+    /// One read-modify-write of the whole set: `change` sees the bonds as the file holds
+    /// them now and its result is written atomically. Nothing is written when the file
+    /// cannot be read.
+    public func update(_ change: (inout [Bond]) -> Void) throws(BondStoreError) {
+        let lock = try DirectoryLock(directory)
+        var stored = try current()
+        change(&stored.bonds)
+        stored = StoredBonds(local: stored.local, bonds: stored.bonds)
+        try Self.write(stored, directory: directory)
+        _ = consume lock
+        cached.withLock { $0 = stored.bonds }
+    }
+
+    /// The file as it is now; an absent file (removed by hand) is an empty set for our
+    /// identity, which the next write recreates.
+    private func current() throws(BondStoreError) -> StoredBonds {
+        try Self.read(directory: directory, identity: local.address) ?? StoredBonds(local: local)
+    }
+
+    // MARK: Files
+
+    /// "F00D00000001.public.json": one file per local identity.
+    public static func fileName(for identity: DeviceAddress) -> String {
+        let hex = Hex.string(identity.address.littleEndianBytes.reversed())
+        return "\(hex).\(identity.type.isRandom ? "random" : "public").json"
+    }
+
+    static func identity(fromFileName name: String) -> DeviceAddress? {
+        let parts = name.split(separator: ".")
+        guard parts.count == 3, parts[2] == "json", parts[0].count == 12, let value = UInt64(parts[0], radix: 16) else { return nil }
+        switch parts[1] {
+        case "public": return DeviceAddress(BluetoothAddress(value), type: .public)
+        case "random": return DeviceAddress(BluetoothAddress(value), type: .random)
+        default: return nil
+        }
+    }
+
+    /// The local identities that have a bond file in `directory`.
+    public static func storedIdentities(in directory: String) throws(BondStoreError) -> [DeviceAddress] {
+        try AtomicFile.names(in: directory).compactMap(identity(fromFileName:))
+    }
+
+    /// Every bond file in `directory`, each parsed or with the error that stopped it (for
+    /// listing: one damaged file must not hide the others).
+    public static func readAll(directory: String) throws(BondStoreError) -> [(path: String, contents: Result<StoredBonds, BondStoreError>)] {
+        try storedIdentities(in: directory).map { identity in
+            let path = directory + "/" + fileName(for: identity)
+            do throws(BondStoreError) {
+                guard let stored = try read(directory: directory, identity: identity) else {
+                    return (path, .failure(.system(operation: "open", path: path, errno: ENOENT)))
+                }
+                return (path, .success(stored))
+            } catch {
+                return (path, .failure(error))
+            }
+        }
+    }
+
+    static func read(directory: String, identity: DeviceAddress) throws(BondStoreError) -> StoredBonds? {
+        let path = directory + "/" + fileName(for: identity)
+        guard let bytes = try AtomicFile.read(path) else { return nil }
+        let stored = try BondFileFormat.decode(bytes, path: path)
+        guard stored.local.address == identity else { throw .identityMismatch(path: path, stored: stored.local.address) }
+        return stored
+    }
+
+    static func write(_ stored: StoredBonds, directory: String) throws(BondStoreError) {
+        let name = fileName(for: stored.local.address)
+        let temporaryName = ".\(name).tmp"
+        // Writers hold the directory lock, so a temporary file seen here is what a killed
+        // writer left behind: never a file in use.
+        AtomicFile.discard(directory + "/" + temporaryName)
+        try AtomicFile.replace(directory + "/" + name, in: directory, with: BondFileFormat.encode(stored), temporaryName: temporaryName)
+    }
+}

@@ -1,0 +1,62 @@
+import BluetoothCore
+import Glibc
+
+/// Why the bond store could not do what was asked, in words that say what to do next.
+public enum BondStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file exists but is not a bond file this version can trust: truncated, not JSON,
+    /// a field out of range. It was left exactly as it was.
+    case corrupt(path: String, reason: String)
+    /// The file names a format version this BareBLE does not read (a newer one wrote it).
+    case unsupportedVersion(path: String, version: Int)
+    /// A system call failed.
+    case system(operation: String, path: String, errno: Int32)
+    /// The file belongs to another local identity than the one it is named after (copied
+    /// or renamed by hand).
+    case identityMismatch(path: String, stored: DeviceAddress)
+    /// Several random static identities are stored and none was named.
+    case ambiguousIdentity(directory: String, candidates: [DeviceAddress])
+    /// The address is not one a local identity can have (an RPA, a non-resolvable address).
+    case invalidIdentity(DeviceAddress)
+
+    public var description: String {
+        switch self {
+        case let .corrupt(path, reason):
+            return "the bond file \(path) is damaged (\(reason)); it was left untouched. "
+                + "Restore it from a backup, or move it aside (mv \(path) \(path).broken) to start with no bonds "
+                + "for this identity: bonded peers must then pair again."
+        case let .unsupportedVersion(path, version):
+            return "the bond file \(path) has format version \(version), but this BareBLE reads version "
+                + "\(BondFileFormat.version) only; it was left untouched. Use the BareBLE that wrote it, "
+                + "or move it aside to start with no bonds."
+        case let .system(operation, path, code):
+            return "cannot \(operation) \(path): \(Self.explain(code))"
+        case let .identityMismatch(path, stored):
+            return "the bond file \(path) holds the bonds of \(stored), not of the identity its name says; "
+                + "it was left untouched: rename it to match, or move it aside."
+        case let .ambiguousIdentity(directory, candidates):
+            return "\(directory) holds bonds for several random static identities "
+                + "(\(candidates.map(\.description).joined(separator: ", "))): name the one to use."
+        case let .invalidIdentity(address):
+            return "\(address) cannot be a local identity address: use the controller's public address "
+                + "or a random static address (top two bits 0b11)."
+        }
+    }
+
+    /// errno in words, with the usual way out.
+    static func explain(_ code: Int32) -> String {
+        let text = strerror(code).map { String(cString: $0) } ?? "errno \(code)"
+        switch code {
+        case EACCES, EPERM:
+            return "\(text): the bond directory must belong to the user running BareBLE (mode 0700), "
+                + "or choose another with --bond-dir"
+        case ENOSPC, EDQUOT:
+            return "\(text): free some space; the previous bonds are still intact"
+        case EROFS:
+            return "\(text): the file system is read-only; choose a writable --bond-dir"
+        case ENOTDIR:
+            return "\(text): a path component is a file, not a directory; choose another --bond-dir"
+        default:
+            return text
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import BluetoothCore
+import Bonding
+import Foundation
+import SMP
+import Testing
+import TestSupport
+
+@Suite struct BondStoreTests {
+    typealias F = BondFixtures
+
+    @Test func bondsRoundTripThroughTheFile() throws {
+        let directory = F.directory()
+        let store = try BondStore(directory: directory, identity: .public(F.localPublic))
+        let bonds = (1...4).map { F.bond($0, secureConnections: $0 != 3) }
+        for bond in bonds.reversed() { try store.save(bond) }
+        #expect(store.bonds == bonds)
+
+        let reopened = try BondStore(directory: directory, identity: .public(F.localPublic))
+        #expect(reopened.bonds == bonds)
+        #expect(reopened.local == store.local)
+        // The JSON alone gives the same values back, and encodes to the same bytes.
+        let stored = try BondFileFormat.decode(try F.bytes(store.path), path: store.path)
+        #expect(stored.bonds == bonds)
+        #expect(BondFileFormat.encode(stored) == (try F.bytes(store.path)))
+    }
+
+    @Test func theFileIsPrivateToItsOwner() throws {
+        let directory = F.directory()
+        let store = try BondStore(directory: directory, identity: .public(F.localPublic))
+        try store.save(F.bond(1))
+        #expect(F.mode(store.path) == 0o600)
+        #expect(F.mode(directory) == 0o700)
+        #expect(store.path == directory + "/F00D00000001.public.json")
+        // No temporary file is left beside it.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["F00D00000001.public.json"])
+    }
+
+    @Test func theLocalIdentityIsGeneratedOnceAndKept() throws {
+        let directory = F.directory()
+        let first = try BondStore(directory: directory, identity: .randomStatic(nil))
+        #expect(first.local.address.kind == .randomStatic)
+        let again = try BondStore(directory: directory, identity: .randomStatic(nil))
+        #expect(again.local == first.local)
+        let publicStore = try BondStore(directory: directory, identity: .public(F.localPublic))
+        #expect(publicStore.local.identityResolvingKey != first.local.identityResolvingKey)
+        #expect(try BondStore(directory: directory, identity: .public(F.localPublic)).local == publicStore.local)
+        // A second random identity makes "the stored one" ambiguous.
+        _ = try BondStore(directory: directory, identity: .randomStatic(BluetoothAddress("C0:11:22:33:44:55")!))
+        #expect(throws: BondStoreError.self) { try BondStore(directory: directory, identity: .randomStatic(nil)) }
+    }
+
+    @Test func removeAndList() throws {
+        let directory = F.directory()
+        let store = try BondStore(directory: directory, identity: .public(F.localPublic))
+        for index: UInt64 in 1...3 { try store.save(F.bond(index)) }
+        #expect(try store.remove(F.bond(2).peer))
+        #expect(!(try store.remove(F.bond(2).peer)))
+        #expect(store.bonds.map(\.peer) == [F.bond(1).peer, F.bond(3).peer])
+        // Replacing keeps one bond per identity.
+        var changed = F.bond(3)
+        changed.authenticated.toggle()
+        try store.save(changed)
+        #expect(store.bonds == [F.bond(1), changed])
+        let files = try BondStore.readAll(directory: directory)
+        #expect(files.count == 1)
+        #expect(try files[0].contents.get().bonds == [F.bond(1), changed])
+    }
+
+    @Test func aBondIsFoundByAnRPAOfItsIRK() throws {
+        let store = try BondStore(directory: F.directory(), identity: .public(F.localPublic))
+        try store.save(F.bond(1))
+        try store.save(F.bond(2, irk: F.sampleIRK))
+        let rpa = DeviceAddress(F.sampleRPA, type: .random)
+        #expect(store.bond(for: rpa)?.peer == F.bond(2).peer)
+        // Removing by the RPA removes the identity's bond.
+        #expect(try store.remove(rpa))
+        #expect(store.bond(for: rpa) == nil)
+        #expect(store.bonds.map(\.peer) == [F.bond(1).peer])
+    }
+
+    // MARK: Damaged files are reported and preserved
+
+    static let damage: [(String, @Sendable (inout [UInt8]) -> Void)] = [
+        ("truncated", { $0.removeLast($0.count / 2) }),
+        ("empty", { $0 = [] }),
+        ("garbage", { $0 = Array("\u{1}\u{2}not json at all \u{FF}".utf8) + [0xFF, 0xFE] }),
+        ("wrong version", { $0 = Array(String(decoding: $0, as: UTF8.self).replacingOccurrences(of: "\"version\" : 1", with: "\"version\" : 7").utf8) }),
+        ("bad key", { $0 = Array(String(decoding: $0, as: UTF8.self).replacingOccurrences(of: "\"key_size\" : 16", with: "\"key_size\" : 17").utf8) }),
+    ]
+
+    @Test(arguments: 0..<damage.count) func aDamagedFileIsReportedAndLeftAlone(_ which: Int) throws {
+        let (name, breakIt) = Self.damage[which]
+        let directory = F.directory("damaged\(which)")
+        let store = try BondStore(directory: directory, identity: .public(F.localPublic))
+        try store.save(F.bond(1))
+        var bytes = try F.bytes(store.path)
+        breakIt(&bytes)
+        try F.write(bytes, to: store.path)
+
+        let openError = #expect(throws: BondStoreError.self, "\(name)") {
+            try BondStore(directory: directory, identity: .public(F.localPublic))
+        }
+        switch openError {
+        case .corrupt(let path, _)?: #expect(path == store.path && name != "wrong version")
+        case .unsupportedVersion(let path, let version)?: #expect(path == store.path && version == 7 && name == "wrong version")
+        default: Issue.record("\(name): \(String(describing: openError))")
+        }
+        // The message says what to do.
+        #expect(openError?.description.contains("move it aside") == true)
+        // A store opened before the damage must not overwrite it either.
+        #expect(throws: BondStoreError.self) { try store.save(F.bond(2)) }
+        #expect(throws: BondStoreError.self) { try store.remove(F.bond(1).peer) }
+        #expect(try F.bytes(store.path) == bytes, "\(name): the damaged file changed")
+        #expect(try BondStore.readAll(directory: directory).count == 1)
+    }
+
+    @Test func fileErrorsSayWhatToDo() throws {
+        // A bond directory that is a file.
+        let directory = F.directory()
+        try FileManager.default.createDirectory(atPath: (directory as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try F.write([1], to: directory)
+        let error = #expect(throws: BondStoreError.self) { try BondStore(directory: directory + "/bonds", identity: .public(F.localPublic)) }
+        #expect(error?.description.contains("--bond-dir") == true)
+    }
+}
