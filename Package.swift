@@ -76,7 +76,7 @@ let package = Package(
         .executableTarget(name: "bond-store-writer", dependencies: ["Bonding"], path: "tools/bond-store-writer", swiftSettings: strict),
         // Shared by the test targets only: seeded random input, the virtual radio's harness,
         // the scripted ATT bearer (ATT and GATT client conversations).
-        .target(name: "TestSupport", dependencies: ["HCITransport", "ATT"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["HCITransport", "ATT", "SMP"], path: "Tests/TestSupport", swiftSettings: strict),
         // Benchmarks: figures beside a baseline (Bumble) measured in the same run. The
         // allocation counter interposes malloc, so it is linked into the benchmark only.
         .target(name: "CAllocationCounter", path: "tools/allocation-counter"),

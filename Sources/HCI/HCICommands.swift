@@ -21,6 +21,7 @@ public enum HCICommands {
         ReadBufferSize.self,
         ReadBDADDR.self,
         ReadRSSI.self,
+        ReadEncryptionKeySize.self,
         // LEControllerInformationCommands.swift
         LESetEventMask.self,
         LEReadBufferSizeV1.self,

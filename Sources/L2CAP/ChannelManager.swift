@@ -101,12 +101,30 @@ public final class ChannelManager: Sendable {
         guard channel != .leSignaling, configuration.maximumReceivePayload[channel] != nil else {
             throw .unsupportedChannel(channel)
         }
-        let found: Bool = state.withLock { state in
-            guard state.connections[handle] != nil else { return false }
+        let found: Bool? = state.withLock { state in
+            guard state.connections[handle] != nil else { return nil }
             state.connections[handle]?.handlers[channel] = handler
+            guard handler != nil, state.connections[handle]?.registered.insert(channel).inserted == true,
+                  state.connections[handle]?.early[channel] != nil else { return false }
+            state.connections[handle]?.draining.insert(channel)
             return true
         }
-        guard found else { throw .unknownConnection(handle: handle) }
+        guard let found else { throw .unknownConnection(handle: handle) }
+        if found, let handler { drainEarly(channel: channel, handle: handle, to: handler) }
+    }
+
+    /// Hands the SDUs that came before the first handler to it, oldest first; SDUs that
+    /// arrive meanwhile queue behind them, so the order on the air is kept.
+    private func drainEarly(channel: ChannelIdentifier, handle: UInt16, to handler: ChannelHandler) {
+        while true {
+            let batch: [[UInt8]] = state.withLock { state in
+                let batch = state.connections[handle]?.early.removeValue(forKey: channel) ?? []
+                if batch.isEmpty { state.connections[handle]?.draining.remove(channel) }
+                return batch
+            }
+            if batch.isEmpty { return }
+            for sdu in batch { handler(.received(sdu)) }
+        }
     }
 
     /// Changes the largest payload accepted on `channel` for one connection (e.g. ATT after
@@ -222,8 +240,17 @@ public final class ChannelManager: Sendable {
             }
             guard let frame else { return nil }
             if frame.channelID == .leSignaling { return (frame, nil) }
-            guard let handler = state.connections[handle]?.handlers[frame.channelID] else {
+            guard let connection = state.connections[handle] else { return nil }
+            if connection.draining.contains(frame.channelID) {
+                state.connections[handle]?.early[frame.channelID, default: []].append(frame.payload)
+                return nil
+            }
+            guard let handler = connection.handlers[frame.channelID] else {
                 state.statistics.unhandledChannelPDUs += 1
+                if !connection.registered.contains(frame.channelID),
+                   connection.early[frame.channelID, default: []].count < ConnectionState.maximumEarlySDUs {
+                    state.connections[handle]?.early[frame.channelID, default: []].append(frame.payload)
+                }
                 return nil
             }
             return (frame, handler)

@@ -28,6 +28,15 @@ struct ConnectionState: Sendable {
     let serial: UInt64
     var reassembler: ACLReassembler
     var handlers: [ChannelIdentifier: ChannelManager.ChannelHandler] = [:]
+    /// SDUs that came for a served channel before its first handler was set (a peer's
+    /// Pairing Request racing the code that sets up SMP for a new connection); handed to
+    /// that handler, in order, when it is set. A few at most: the rest are dropped.
+    var early: [ChannelIdentifier: [[UInt8]]] = [:]
+    /// Channels that have had a handler; later gaps drop data as before.
+    var registered: Set<ChannelIdentifier> = []
+    /// Channels whose early SDUs are being handed over: new ones queue behind them.
+    var draining: Set<ChannelIdentifier> = []
+    static let maximumEarlySDUs = 4
     var outgoing: [OutgoingPDU] = []
     var pendingRequests: [UInt8: PendingSignalingRequest] = [:]
     private var lastIdentifier: UInt8 = 0

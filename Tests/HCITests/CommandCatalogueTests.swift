@@ -61,6 +61,7 @@ import Testing
         ("Read Buffer Size", 0x1005, 14, 7),
         ("Read BD_ADDR", 0x1009, 15, 1),
         ("Read RSSI", 0x1405, 15, 5),
+        ("Read Encryption Key Size", 0x1408, 20, 4),
         ("LE Set Event Mask", 0x2001, 25, 0),
         ("LE Read Buffer Size [v1]", 0x2002, 25, 1),
         ("LE Read Local Supported Features", 0x2003, 25, 2),

@@ -66,6 +66,7 @@ private func encoded<R: HCIReturnParameters>(_ value: R) -> [UInt8] {
         #expect(address.address.description == "C4:4B:4D:00:00:01")
 
         #expect(ReadRSSI(connectionHandle: 0x0040).encode() == bytes("05 14 02 40 00"))
+        #expect(ReadEncryptionKeySize(connectionHandle: 0x0040).encode() == bytes("08 14 02 40 00"))
         let rssi = try decodeReturn(ReadRSSI.ReturnParameters.self, bytes("40 00 C4"))
         #expect(rssi == .init(connectionHandle: 0x0040, rssi: -60))
     }

@@ -25,13 +25,14 @@ final class ConnectionBench: Sendable {
 
     /// `extended`: the chip lists LE Extended Create Connection. `cancelTimeout` is long by
     /// default so that a loaded machine cannot turn a scripted answer into a lost cancel.
-    static func start(extended: Bool = true, features: LEFeatures? = nil, cancelTimeout: Duration = .seconds(10)) async throws -> ConnectionBench {
+    static func start(extended: Bool = true, features: LEFeatures? = nil, cancelTimeout: Duration = .seconds(10), extraCommands: [any HCICommand.Type] = []) async throws -> ConnectionBench {
         var chip = FakeChip()
         chip.supported += [
             LECreateConnection.self, LECreateConnectionCancel.self, LEConnectionUpdate.self,
             LESetDataLength.self, LESetPHY.self, LEReadPHY.self, Disconnect.self, LESetRandomAddress.self,
         ]
         if extended { chip.supported.append(LEExtendedCreateConnection.self) }
+        chip.supported += extraCommands
         if let features { chip.leFeatures = features }
         let bench = ConnectionBench(chip: chip, cancelTimeout: cancelTimeout)
         try bench.controller.start()

@@ -26,7 +26,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from radio_air import RadioLink  # noqa: E402
 from radio_explore import Explorer  # noqa: E402
-from radio_peers import Beacon, BigPeripheral, HeartRatePeripheral, IBeaconPeer, PrivatePeer, Scanner  # noqa: E402
+from radio_pairing import PairingControl  # noqa: E402
+from radio_peers import Beacon, BigPeripheral, HeartRatePeripheral, IBeaconPeer, PairingCentral, PrivatePeer, Scanner  # noqa: E402
 from radio_transport import Exposed, PtyEndpoint, TcpServer  # noqa: E402
 
 logger = logging.getLogger('bareble_radio')
@@ -210,6 +211,53 @@ class Radio:
 
         return explore()
 
+    # -- pairing -----------------------------------------------------------------
+    def pairing_control(self, name: str) -> PairingControl:
+        peer = self.peer(name)
+        control = getattr(peer, 'pairing', None)
+        if control is None:
+            raise ValueError(f'peer {name!r} does not pair')
+        return control
+
+    def control_pairing(self, peer: str, *settings: str) -> dict:
+        return self.pairing_control(peer).configure(*settings)
+
+    def control_passkey(self, peer: str, value: str) -> dict:
+        return self.pairing_control(peer).enter_passkey(int(value))
+
+    def control_connect_pair(self, peer: str, address: str, *flags: str):
+        target = self.peer(peer)
+        if not isinstance(target, PairingCentral):
+            raise ValueError(f'peer {peer!r} is not a central')
+        return target.connect_and_pair(address, pair='no-pair' not in flags)
+
+    def control_pair(self, peer: str):
+        target = self.peer(peer)
+        if not isinstance(target, PairingCentral):
+            raise ValueError(f'peer {peer!r} is not a central')
+        return target.pair_again()
+
+    def control_request_security(self, peer: str) -> dict:
+        target = self.peer(peer)
+        connections = list(target.device.connections.values())
+        for connection in connections:
+            connection.request_pairing()
+        return dict(connections=len(connections))
+
+    def control_forget_bonds(self, peer: str):
+        target = self.peer(peer)
+
+        async def forget() -> dict:
+            keystore = target.device.keystore
+            count = 0
+            if keystore is not None:
+                for name, _ in await keystore.get_all():
+                    await keystore.delete(name)
+                    count += 1
+            return dict(removed=count)
+
+        return forget()
+
     # -- lifetime --------------------------------------------------------------
     def shutdown(self, why: str) -> None:
         if self.stopping:
@@ -237,6 +285,11 @@ class Radio:
             self.peers['scanner'] = Scanner(self.link, emit)
         if self.options.big_peripheral:
             self.peers['big-peripheral'] = BigPeripheral(self.link, emit)
+        if self.options.central:
+            self.peers['central'] = PairingCentral(self.link, emit)
+        for name in ('peripheral', 'central'):
+            if name in self.peers:
+                self.peers[name].pairing = PairingControl(self.peers[name], emit)
         for index in range(1, self.options.beacons + 1):
             self.peers[f'beacon{index}'] = IBeaconPeer(index, self.link, emit)
         await asyncio.gather(*(peer.start() for peer in self.peers.values()))
@@ -269,6 +322,8 @@ def main() -> None:
     parser.add_argument('--advertiser', action='store_true', help='add the BareBLE-Beacon advertiser')
     parser.add_argument('--scanner', action='store_true',
                         help='add the BareBLE-Scanner, which logs every advertisement it hears')
+    parser.add_argument('--central', action='store_true',
+                        help='add BareBLE-Central, which connects to an exposed controller and pairs (connect-pair)')
     parser.add_argument('--big-peripheral', action='store_true',
                         help='add BareBLE-Big, a large GATT database for the discovery benchmark')
     parser.add_argument('--beacons', type=int, default=0, metavar='N',

@@ -109,6 +109,14 @@ class CommandsMixin:
         return None
 
     # -- Gap 2: full return parameters -----------------------------------------
+    def on_hci_read_encryption_key_size_command(self, command):
+        # Stock Bumble has no handler. The link layer uses the LTK it was given, so the
+        # key size is 16 octets (SMP masks shorter keys in the key itself).
+        connection = self.find_connection_by_handle(command.connection_handle)
+        if connection is None:
+            return bytes([hci.HCI_ErrorCode.UNKNOWN_CONNECTION_IDENTIFIER_ERROR]) + struct.pack('<HB', command.connection_handle, 0)
+        return bytes([hci.HCI_SUCCESS]) + struct.pack('<HB', command.connection_handle, 16)
+
     def on_hci_read_rssi_command(self, command):
         connection = self.find_le_connection_by_handle(command.handle)
         if connection is None:

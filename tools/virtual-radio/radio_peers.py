@@ -471,3 +471,38 @@ class BigPeripheral(GattPeer):
             scan_response_data=self.scan_response_data,
             auto_restart=True,
         )
+
+
+CENTRAL_ADDRESS = 'C4:4B:4D:00:00:06'
+
+
+class PairingCentral(Peer):
+    """A central that connects to an exposed controller's connectable advertising and
+    pairs with it: BareBLE as the SMP responder (`connect-pair central ADDRESS`)."""
+
+    def __init__(self, link, log) -> None:
+        super().__init__('central', 'BareBLE-Central', CENTRAL_ADDRESS, link, log)
+
+    async def start(self) -> None:
+        await self.device.power_on()
+
+    async def connect_and_pair(self, address: str, pair: bool = True) -> dict:
+        target = hci.Address(address, hci.Address.PUBLIC_DEVICE_ADDRESS)
+        connection = await asyncio.wait_for(self.device.connect(target), timeout=10)
+        if not pair:
+            return dict(handle=connection.handle)
+        try:
+            await asyncio.wait_for(connection.pair(), timeout=40)
+        except Exception as error:  # the event log has the reason; the ack says it failed
+            return dict(handle=connection.handle, paired=False, error=type(error).__name__ + ': ' + str(error))
+        return dict(handle=connection.handle, paired=True, encrypted=bool(connection.encryption))
+
+    async def pair_again(self) -> dict:
+        results = []
+        for connection in list(self.device.connections.values()):
+            try:
+                await asyncio.wait_for(connection.pair(), timeout=40)
+                results.append(True)
+            except Exception:
+                results.append(False)
+        return dict(paired=results)

@@ -201,3 +201,38 @@ public struct ReadRSSI: ConnectionHandleCommand, Equatable {
         }
     }
 }
+
+/// Read Encryption Key Size (7.5.7, a Status Parameters command, OGF 0x05): the key size
+/// the link is encrypted with, checked against the minimum after an Encryption Change v1
+/// (which, unlike v2, does not carry it).
+public struct ReadEncryptionKeySize: ConnectionHandleCommand, Equatable {
+    public static let opcode = HCIOpcode(ogf: HCIOpcode.Group.statusParameters, ocf: 0x0008)
+    public static let name = "Read Encryption Key Size"
+    public static var supportedCommandBit: (octet: Int, bit: Int)? { (20, 4) }
+
+    public let connectionHandle: UInt16
+
+    public init(connectionHandle: UInt16) { self.connectionHandle = connectionHandle }
+
+    public struct ReturnParameters: HCIReturnParameters, Equatable {
+        public let connectionHandle: UInt16
+        /// Octets, 1 ... 16.
+        public let keySize: UInt8
+
+        public init(connectionHandle: UInt16, keySize: UInt8) {
+            self.connectionHandle = connectionHandle
+            self.keySize = keySize
+        }
+
+        public init(decoding reader: inout ByteReader) throws(DecodeError) {
+            connectionHandle = try reader.readUInt16()
+            keySize = try reader.readUInt8()
+            try reader.expectEnd()
+        }
+
+        public func encode(into writer: inout ByteWriter) {
+            writer.write(connectionHandle)
+            writer.write(keySize)
+        }
+    }
+}

@@ -24,7 +24,7 @@ public final class Connection: Sendable, CustomStringConvertible {
 
     /// The procedures whose ending event an operation waits for.
     enum Procedure: Hashable, Sendable {
-        case connectionUpdate, remoteFeatures, dataLength, phyUpdate, disconnection
+        case connectionUpdate, remoteFeatures, dataLength, phyUpdate, disconnection, encryption
     }
 
     enum LinkEvent: Sendable {
@@ -33,6 +33,7 @@ public final class Connection: Sendable, CustomStringConvertible {
         case dataLength(DataLength)
         case phy(ConnectionPHY)
         case disconnected(HCIErrorCode)
+        case encrypted(keySize: Int?)
     }
 
     struct State: Sendable {
@@ -43,6 +44,9 @@ public final class Connection: Sendable, CustomStringConvertible {
         /// Why the connection is gone, once it is.
         var ending: ConnectionError?
         var expectations = EventExpectations<Procedure, LinkEvent>()
+        var encryption = LinkEncryption()
+        var encryptionHandler: EncryptionHandler?
+        var longTermKeyProvider: LongTermKeyProvider?
     }
 
     let state: Mutex<State>
@@ -165,7 +169,7 @@ public final class Connection: Sendable, CustomStringConvertible {
     // MARK: Sending and waiting
 
     /// Registers for the procedure's ending event, sends `command`, then waits for it.
-    private func perform<Command: HCICommand>(
+    func perform<Command: HCICommand>(
         _ command: Command, expecting procedure: Procedure, name: String, timeout: Duration
     ) async throws(ConnectionError) -> LinkEvent {
         let deadline = ContinuousClock.now + timeout

@@ -27,6 +27,11 @@ public enum ConnectionError: Error, Sendable, Equatable, CustomStringConvertible
     case controllerNotReady
     /// The controller refused a command, did not answer, or went away.
     case controller(HCIError)
+    /// Encryption did not start: Encryption Change carried this status (0x06 PIN or Key
+    /// Missing when the peer has no key, 0x3D MIC Failure when the keys differ).
+    case encryptionFailed(HCIErrorCode)
+    /// The link is encrypted, but with fewer key octets than the minimum asked for.
+    case encryptionKeyTooShort(Int, minimum: Int)
 
     public var description: String {
         switch self {
@@ -54,6 +59,10 @@ public enum ConnectionError: Error, Sendable, Equatable, CustomStringConvertible
             return "the controller is not powered on: call powerOn() before connecting"
         case let .controller(error):
             return "\(error)"
+        case let .encryptionFailed(status):
+            return "the link could not be encrypted (\(status)): the peer may have lost its keys; pair again"
+        case let .encryptionKeyTooShort(size, minimum):
+            return "the link is encrypted with a \(size)-octet key, below the minimum of \(minimum): do not trust it; disconnect"
         }
     }
 

@@ -52,6 +52,18 @@ extension Connector {
             connection(handle: change.connectionHandle)?.dataLengthChanged(change)
         case let .le(.phyUpdateComplete(update)):
             connection(handle: update.connectionHandle)?.phyUpdated(update)
+        case let .encryptionChange(change):
+            connection(handle: change.connectionHandle)?.encryptionChanged(change)
+        case let .encryptionKeyRefreshComplete(refresh):
+            connection(handle: refresh.connectionHandle)?.encryptionKeyRefreshed(refresh)
+        case let .le(.longTermKeyRequest(request)):
+            if let connection = connection(handle: request.connectionHandle) {
+                connection.longTermKeyRequested(request)
+            } else {
+                // No such link (a race with its end): never leave the controller waiting.
+                let controller = self.controller
+                Task { _ = try? await controller.send(LELongTermKeyRequestNegativeReply(connectionHandle: request.connectionHandle)) }
+            }
         case let .hardwareError(error):
             // The driver resets the controller: links and the attempt are gone without
             // their events.

@@ -1,0 +1,437 @@
+import BluetoothCore
+import HCI
+import L2CAP
+import Synchronization
+
+/// Runs one connection's ``PairingMachine`` over the link: the SMP fixed channel (CID 6)
+/// of L2CAP, LE encryption on the HCI ``Connection``, the 30 s SMP timer, the user's
+/// ``PairingDelegate``, and stored keys for re-encryption.
+///
+/// All machine inputs are fed under one lock, on the thread that delivered them (the
+/// transport's reader thread for PDUs and encryption events), so a peer's keys are never
+/// seen before the encryption that must precede them. What the machine asks for is
+/// carried out in order by one task (PDUs, LE Enable Encryption); user prompts run on
+/// tasks of their own and feed their answers back.
+public final class SecurityManager: Sendable {
+    /// The stored bond for the peer on this link (by its address, or the identity its RPA
+    /// resolves to), supplied by whoever keeps bonds; nil when there is none.
+    public typealias BondLookup = @Sendable (DeviceAddress) -> Bond?
+    public typealias PairingObserver = @Sendable (Result<PairingKeys, PairingError>) -> Void
+
+    public let connection: Connection
+    public let channels: ChannelManager
+    public let delegate: (any PairingDelegate)?
+    public let smpTimeout: Duration
+
+    private let storedBond: BondLookup?
+    private let observer: PairingObserver?
+    private let attempts: RepeatedAttemptsRecord?
+
+    private enum Work: Sendable {
+        case send(SMPPDU)
+        case encrypt(LongTermKey)
+    }
+
+    private struct State: Sendable {
+        var machine: PairingMachine
+        var waiters: [UInt64: CheckedContinuation<Result<PairingKeys, PairingError>, Never>] = [:]
+        var nextWaiter: UInt64 = 1
+        var timer: Task<Void, Never>?
+        var ended: HCIErrorCode?
+        /// Set by a re-encryption in progress: its outcome goes to that caller, not to SMP.
+        var reencrypting = false
+        /// The end of a pairing nobody was waiting for, kept for ``nextPairingResult()``.
+        var unclaimed: Result<PairingKeys, PairingError>?
+    }
+
+    private let state: Mutex<State>
+    private let work: AsyncStream<Work>.Continuation
+    private let worker: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+    /// Create the ``ChannelManager`` before the ``Connector``: L2CAP must have seen the
+    /// connection before the Connector hands it out (controller subscribers run in
+    /// subscription order), or the SMP channel cannot be served yet.
+    ///
+    /// - Parameters:
+    ///   - localAddress: our address as the peer sees it on this link (c1, f5, f6 bind to
+    ///     it); the controller's public address when nil.
+    ///   - storedBond: bonds, for LTK requests as peripheral and Security Requests as central.
+    ///   - attempts: the repeated-attempts record shared by all links of a host.
+    ///   - observer: told every pairing's end (for storing bonds).
+    public init(
+        connection: Connection, channels: ChannelManager, configuration: PairingConfiguration,
+        delegate: (any PairingDelegate)? = nil, localAddress: DeviceAddress? = nil,
+        storedBond: BondLookup? = nil, attempts: RepeatedAttemptsRecord? = nil,
+        observer: PairingObserver? = nil, smpTimeout: Duration = .seconds(30),
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    ) throws(PairingError) {
+        try configuration.validate()
+        self.connection = connection
+        self.channels = channels
+        self.delegate = delegate
+        self.storedBond = storedBond
+        self.attempts = attempts
+        self.observer = observer
+        self.smpTimeout = smpTimeout
+        let local = localAddress ?? DeviceAddress(connection.controller.info?.address ?? .zero, type: .public)
+        let machine = PairingMachine(
+            role: connection.role == .central ? .initiator : .responder, configuration: configuration,
+            localAddress: local, peerAddress: connection.peer, random: random)
+        state = Mutex(State(machine: machine))
+        let (stream, continuation) = AsyncStream.makeStream(of: Work.self)
+        work = continuation
+        worker.withLock { $0 = Task { [weak self] in
+            for await item in stream {
+                guard let self else { return }
+                await self.perform(item)
+            }
+        } }
+        do {
+            try channels.setHandler({ [weak self] event in self?.channelEvent(event) }, channel: .securityManagerProtocol, connection: connection.handle)
+        } catch {
+            throw .transport("the SMP channel is not available on \(connection): \(error)")
+        }
+        connection.setEncryptionHandler { [weak self] event in self?.encryptionEvent(event) }
+        connection.setLongTermKeyProvider { [weak self] ediv, rand in self?.longTermKey(ediv: ediv, rand: rand) }
+    }
+
+    deinit {
+        work.finish()
+        worker.withLock { $0?.cancel() }
+        state.withLock { $0.timer?.cancel() }
+    }
+
+    /// Detaches from the link (channel handler, LTK provider, encryption handler).
+    public func close() {
+        try? channels.setHandler(nil, channel: .securityManagerProtocol, connection: connection.handle)
+        connection.setEncryptionHandler(nil)
+        connection.setLongTermKeyProvider(nil)
+        work.finish()
+    }
+
+    /// The method of the running or last pairing.
+    public var method: PairingMethod? { state.withLock { $0.machine.method } }
+
+    /// Our Secure Connections OOB data for this link, to hand to the peer out of band.
+    public func localOOBData() -> LocalOOBData { state.withLock { $0.machine.localOOBData() } }
+
+    // MARK: Pairing
+
+    /// Pairs now. As central: sends Pairing Request and returns the keys once the link is
+    /// encrypted and the keys are exchanged. As peripheral: sends Security Request and
+    /// returns when the central has paired (the central decides; it may also just
+    /// encrypt with a bond, which returns the stored keys).
+    ///
+    /// Throws ``PairingError``: the peer's or our refusal with its reason, the 30 s
+    /// timeout, a disconnection, or ``PairingError/repeatedAttempts(retryAfter:)``.
+    public func pair() async throws(PairingError) -> PairingKeys {
+        if let wait = remainingWait() { throw .repeatedAttempts(retryAfter: wait) }
+        if let delegate, let oob = await delegate.outOfBandData(peer: connection.peer) {
+            state.withLock { $0.machine.setPeerOOBData(oob) }
+        }
+        return try await waitForPairing(starting: true)
+    }
+
+    /// Waits for a pairing the peer starts (or returns one that already ended since the
+    /// last call): the peripheral's view of a central that pairs on its own.
+    public func nextPairingResult() async throws(PairingError) -> PairingKeys {
+        if let result = state.withLock({ state in defer { state.unclaimed = nil }; return state.unclaimed }) {
+            return try result.get()
+        }
+        return try await waitForPairing(starting: false)
+    }
+
+    /// Central: encrypts with a stored bond instead of pairing. A failure is a hard
+    /// ``PairingError/reencryptionFailed(_:)``: the link is never left silently
+    /// unencrypted, and no pairing is started behind the caller's back.
+    public func encrypt(with bond: Bond, minimumKeySize: Int? = nil) async throws(PairingError) {
+        guard let key = bond.keyAsCentral else { throw .invalidConfiguration("the bond holds no LTK to encrypt with as central") }
+        let minimum = minimumKeySize ?? state.withLock { $0.machine.configuration.effectiveMinimumKeySize }
+        guard Int(key.keySize) >= minimum else { throw .keySizeTooSmall(Int(key.keySize), minimum: minimum) }
+        let busy = state.withLock { state in
+            if state.machine.isPairing || state.reencrypting { return true }
+            state.reencrypting = true
+            return false
+        }
+        if busy { throw .busy }
+        defer { state.withLock { $0.reencrypting = false } }
+        do {
+            try await connection.enableEncryption(
+                longTermKey: key.hciBytes, encryptedDiversifier: key.ediv,
+                randomNumber: key.rand, minimumKeySize: minimum)
+        } catch let .encryptionFailed(status) {
+            throw .reencryptionFailed(status)
+        } catch let .disconnected(reason) {
+            // A wrong key makes the controller drop the link with MIC Failure.
+            throw reason == .connectionTerminatedDueToMICFailure ? .reencryptionFailed(reason) : .disconnected(reason)
+        } catch let .encryptionKeyTooShort(size, minimum) {
+            throw .keySizeTooSmall(size, minimum: minimum)
+        } catch {
+            throw .transport("\(error)")
+        }
+    }
+
+    /// The hook for "a GATT operation failed with Insufficient Authentication or
+    /// Insufficient Encryption": raises the link's security (encrypting with stored keys
+    /// when there are some, pairing otherwise), then runs `operation` once more; a second
+    /// failure is the caller's. `isInsufficientSecurity` tells the operation's security
+    /// errors from others (SMP does not know ATT's error codes).
+    public func retryingAfterPairing<Value: Sendable>(
+        isInsufficientSecurity: @Sendable (any Error) -> Bool,
+        _ operation: @Sendable () async throws -> Value
+    ) async throws -> Value {
+        do {
+            return try await operation()
+        } catch {
+            guard isInsufficientSecurity(error) else { throw error }
+            if connection.role == .central, !connection.encryption.isEncrypted, let bond = storedBond?(connection.peer) {
+                try await encrypt(with: bond)
+            } else {
+                _ = try await pair()
+            }
+            return try await operation()
+        }
+    }
+
+    private func remainingWait() -> Duration? {
+        attempts?.withLock { $0.remainingWait(connection.peer.address, at: .now) }
+    }
+
+    private func waitForPairing(starting: Bool) async throws(PairingError) -> PairingKeys {
+        // Waiting for the peer to start (our Security Request, or nextPairingResult) has a
+        // deadline too; a running pairing is bounded by the SMP timer.
+        let peerDeadline = connection.role == .peripheral || !starting ? smpTimeout : nil
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<PairingKeys, PairingError>, Never>) in
+            let (id, actions, early): (UInt64, [PairingAction], PairingError?) = state.withLock { state in
+                if let ended = state.ended { return (0, [], .disconnected(ended)) }
+                let id = state.nextWaiter
+                state.nextWaiter += 1
+                state.waiters[id] = continuation
+                let actions = starting && !state.machine.isPairing ? queued(state.machine.handle(.pair)) : []
+                return (id, actions, nil)
+            }
+            if let early {
+                continuation.resume(returning: .failure(early))
+                return
+            }
+            execute(actions)
+            if let peerDeadline {
+                Task { [weak self] in
+                    try? await Task.sleep(for: peerDeadline)
+                    self?.expireWaiter(id)
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    private func expireWaiter(_ id: UInt64) {
+        let waiter = state.withLock { state -> CheckedContinuation<Result<PairingKeys, PairingError>, Never>? in
+            guard !state.machine.isPairing else { return nil }
+            return state.waiters.removeValue(forKey: id)
+        }
+        waiter?.resume(returning: .failure(.timedOut))
+    }
+
+    // MARK: Inputs (reader thread or tasks)
+
+    private func channelEvent(_ event: ChannelEvent) {
+        switch event {
+        case let .received(bytes):
+            feed(.received(bytes))
+        case let .disconnected(reason):
+            let (waiters, timer) = state.withLock { state in
+                state.ended = reason
+                let waiters = Array(state.waiters.values)
+                state.waiters = [:]
+                return (waiters, state.timer)
+            }
+            timer?.cancel()
+            work.finish()
+            for waiter in waiters { waiter.resume(returning: .failure(.disconnected(reason))) }
+        }
+    }
+
+    private func encryptionEvent(_ event: EncryptionEvent) {
+        let reencrypting = state.withLock { $0.reencrypting }
+        if reencrypting { return }
+        switch event {
+        case let .encrypted(keySize):
+            let (pairing, waiting) = state.withLock { ($0.machine.isPairing, !$0.waiters.isEmpty) }
+            if pairing {
+                feed(.encryptionChanged(keySize: keySize))
+                if keySize == nil, connection.role == .peripheral {
+                    // Encryption Change v1: the size comes from Read Encryption Key Size.
+                    Task { [weak self] in
+                        guard let self else { return }
+                        self.feed(.encryptionKeySizeRead(await self.connection.readKeySize()))
+                    }
+                }
+            } else if waiting, connection.role == .peripheral, let bond = storedBond?(connection.peer) {
+                // The central answered our Security Request by encrypting with a bond.
+                resumeWaiters(.success(PairingKeys(bond: bond, peer: connection.peer)))
+            }
+        case let .failed(status):
+            feed(.encryptionFailed(status))
+        case .unencrypted:
+            break
+        }
+    }
+
+    /// Peripheral: the key for an LTK request: pairing's STK/LTK while pairing, else the
+    /// bond's key named by EDIV and Rand.
+    private func longTermKey(ediv: UInt16, rand: UInt64) -> [UInt8]? {
+        let (pairing, actions) = state.withLock { state in
+            let pairing = state.machine.isPairing
+            return (pairing, queued(state.machine.handle(.longTermKeyRequested(encryptedDiversifier: ediv, randomNumber: rand))))
+        }
+        var reply: LongTermKey?
+        var rest: [PairingAction] = []
+        for action in actions {
+            if case let .replyLongTermKey(key) = action { reply = key } else { rest.append(action) }
+        }
+        execute(rest)
+        if pairing { return reply?.hciBytes }
+        return storedBond?(connection.peer)?.keyAsPeripheral(encryptedDiversifier: ediv, randomNumber: rand)?.hciBytes
+    }
+
+    func feed(_ input: PairingInput) {
+        let actions = state.withLock { state -> [PairingAction] in
+            if case .received = input, let attempts {
+                state.machine.repeatedAttemptsBlocked = attempts.withLock { $0.remainingWait(connection.peer.address, at: .now) } != nil
+            }
+            return queued(state.machine.handle(input))
+        }
+        execute(actions)
+    }
+
+    // MARK: Actions
+
+    /// Hands PDUs and encryption to the worker while the machine's lock is still held, so
+    /// two threads feeding the machine (a PDU and a user's answer) cannot swap the order of
+    /// what it produced; the other actions are returned for ``execute(_:)``.
+    private func queued(_ actions: [PairingAction]) -> [PairingAction] {
+        actions.filter { action in
+            switch action {
+            case let .send(pdu):
+                work.yield(.send(pdu))
+                return false
+            case let .startEncryption(key):
+                work.yield(.encrypt(key))
+                return false
+            default:
+                return true
+            }
+        }
+    }
+
+    private func execute(_ actions: [PairingAction]) {
+        for action in actions {
+            switch action {
+            case .send, .startEncryption:
+                break  // queued under the lock
+            case .replyLongTermKey:
+                break  // answered by longTermKey(ediv:rand:)
+            case let .displayPasskey(passkey):
+                if let delegate {
+                    let peer = connection.peer
+                    Task { await delegate.displayPasskey(passkey, peer: peer) }
+                }
+            case .requestPasskey:
+                let peer = connection.peer
+                let delegate = delegate
+                Task { [weak self] in
+                    let passkey = await delegate?.enterPasskey(peer: peer)
+                    self?.feed(.passkeyEntered(passkey))
+                }
+            case let .confirmNumericComparison(value):
+                let peer = connection.peer
+                let delegate = delegate
+                Task { [weak self] in
+                    let accepted = await delegate?.confirmNumericComparison(value, peer: peer) ?? false
+                    self?.feed(.numericComparisonConfirmed(accepted))
+                }
+            case let .securityRequested(requirements):
+                securityRequested(requirements)
+            case .restartTimer:
+                restartTimer()
+            case .stopTimer:
+                state.withLock { state in
+                    state.timer?.cancel()
+                    state.timer = nil
+                }
+            case let .completed(keys):
+                attempts?.withLock { $0.succeeded(connection.peer.address) }
+                observer?(.success(keys))
+                resumeWaiters(.success(keys))
+            case let .failed(error):
+                if RepeatedAttempts.counts(error) { attempts?.withLock { $0.failed(connection.peer.address, at: .now) } }
+                observer?(.failure(error))
+                resumeWaiters(.failure(error))
+            }
+        }
+    }
+
+    private func resumeWaiters(_ result: Result<PairingKeys, PairingError>) {
+        let waiters = state.withLock { state in
+            defer { state.waiters = [:] }
+            if state.waiters.isEmpty { state.unclaimed = result }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume(returning: result) }
+    }
+
+    private func restartTimer() {
+        let timeout = smpTimeout
+        let task = Task { [weak self] in
+            do { try await Task.sleep(for: timeout) } catch { return }
+            self?.feed(.timerExpired)
+        }
+        let old = state.withLock { state in
+            defer { state.timer = task }
+            return state.timer
+        }
+        old?.cancel()
+    }
+
+    /// Central: the peripheral asked for security. A bond good enough for what it asks
+    /// is used to encrypt; otherwise we pair.
+    private func securityRequested(_ requirements: AuthenticationRequirements) {
+        if !connection.encryption.isEncrypted, let bond = storedBond?(connection.peer), bond.keyAsCentral != nil,
+           bond.authenticated || !requirements.contains(.mitm) {
+            Task { [weak self] in
+                do {
+                    try await self?.encrypt(with: bond)
+                } catch let error as PairingError {
+                    self?.observer?(.failure(error))
+                } catch {}
+            }
+            return
+        }
+        feed(.pair)
+    }
+
+    private func perform(_ item: Work) async {
+        switch item {
+        case let .send(pdu):
+            do {
+                try await channels.send(pdu.encode(), cid: .securityManagerProtocol, connection: connection.handle)
+            } catch {
+                // The link is going away; its disconnection ends the pairing.
+            }
+        case let .encrypt(key):
+            do {
+                try await connection.enableEncryption(longTermKey: key.hciBytes, encryptedDiversifier: key.ediv, randomNumber: key.rand, minimumKeySize: 1)
+                // enableEncryption read the size after a v1 change (nil if it cannot be
+                // read); the machine compares it with what was negotiated.
+                feed(.encryptionKeySizeRead(connection.encryption.keySize))
+            } catch let .encryptionFailed(status) {
+                feed(.encryptionFailed(status))
+            } catch let .controller(error) {
+                if case let .commandFailed(_, status) = error { feed(.encryptionFailed(status)) } else { feed(.encryptionFailed(.unspecifiedError)) }
+            } catch {
+                // Disconnection or timeout: the channel's disconnection or the SMP timer ends the pairing.
+            }
+        }
+    }
+}
