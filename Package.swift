@@ -36,7 +36,8 @@ let package = Package(
         ),
         .target(name: "HCITransport", dependencies: ["BluetoothCore", "CBluetooth"], swiftSettings: strict),
         .target(name: "HCI", dependencies: ["BluetoothCore", "HCITransport"], swiftSettings: strict),
-        .target(name: "L2CAP", dependencies: ["BluetoothCore", "HCI"], swiftSettings: strict),
+        // HCITransport and CBluetooth for the kernel's L2CAP LE sockets (hci-raw mode).
+        .target(name: "L2CAP", dependencies: ["BluetoothCore", "HCI", "HCITransport", "CBluetooth"], swiftSettings: strict),
         .target(name: "ATT", dependencies: ["BluetoothCore", "L2CAP"], swiftSettings: strict),
         .target(name: "GATT", dependencies: ["BluetoothCore", "ATT"], swiftSettings: strict),
         .target(
@@ -85,6 +86,6 @@ let package = Package(
         .testTarget(name: "GATTTests", dependencies: ["GATT", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "SMPTests", dependencies: ["SMP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "IntegrationTests", dependencies: ["HCI", "HCITransport", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["HCI", "HCITransport", "L2CAP", "ATT", "GATT", "TestSupport"], swiftSettings: strict),
     ]
 )

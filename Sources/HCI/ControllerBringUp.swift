@@ -2,6 +2,9 @@ import BluetoothCore
 
 extension HCIController {
     /// Resets the controller and learns what it is (Core Vol 4 Part E 4 and Vol 6 Part D 2.1):
+    /// on a transport shared with the kernel (`hci-raw:N`) it only learns, see
+    /// ``attachShared()``.
+    ///
     /// Reset, Read Local Version Information, Read Local Supported Commands and Features,
     /// LE Read Local Supported Features, Read BD_ADDR, buffer sizes (LE Read Buffer Size v2,
     /// then v1, then the shared Read Buffer Size), Set Event Mask, LE Set Event Mask with
@@ -10,7 +13,8 @@ extension HCIController {
     public func powerOn() async throws(HCIError) -> ControllerInfo {
         publish(.bringingUp)
         do {
-            let info = try await bringUp()
+            // Beside the kernel's stack: learn the controller, change nothing the kernel set.
+            let info = try await (transport.sharesControllerWithKernel ? attachShared() : bringUp())
             store(info: info)
             publish(.ready(info))
             return info
@@ -20,7 +24,7 @@ extension HCIController {
         }
     }
 
-    private func bringUp() async throws(HCIError) -> ControllerInfo {
+    func bringUp() async throws(HCIError) -> ControllerInfo {
         resetFlowControl(aclBuffers: 0)
         try await send(Reset())
         let version = try await send(ReadLocalVersionInformation())
@@ -74,7 +78,7 @@ extension HCIController {
 
     /// LE buffers when the controller has them; a controller that reports zero LE buffers
     /// shares its BR/EDR buffers with LE (Core Vol 4 Part E 7.8.2).
-    private func readBufferSizes(_ commands: SupportedCommands) async throws(HCIError) -> (acl: ControllerInfo.BufferSize, iso: ControllerInfo.BufferSize) {
+    func readBufferSizes(_ commands: SupportedCommands) async throws(HCIError) -> (acl: ControllerInfo.BufferSize, iso: ControllerInfo.BufferSize) {
         var acl = ControllerInfo.BufferSize(packetLength: 0, packetCount: 0, source: "none")
         var iso = ControllerInfo.BufferSize(packetLength: 0, packetCount: 0, source: "none")
         if commands.supports(LEReadBufferSizeV2.self) {
