@@ -88,8 +88,13 @@ public enum KernelManagement {
         writer.write(UInt16(parameters.count))
         writer.write(contentsOf: parameters)
         let packet = writer.bytes
-        guard Glibc.write(fd, packet, packet.count) == packet.count else {
-            throw TransportError.from(errno: errno, operation: .write, spec: spec, context: .current())
+        let written = Glibc.write(fd, packet, packet.count)
+        let code = errno
+        guard written == packet.count else {
+            if written >= 0 {
+                throw .system(spec: "mgmt hci\(index)", operation: .write, errno: EIO, message: "short write (\(written) of \(packet.count) bytes)")
+            }
+            throw TransportError.from(errno: code, operation: .write, spec: spec)
         }
 
         let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)

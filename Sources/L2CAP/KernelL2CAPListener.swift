@@ -10,6 +10,7 @@ import HCITransport
 public final class KernelL2CAPListener: Sendable {
     public let channel: ChannelIdentifier
     public let localAddress: BluetoothAddress
+    public let adapter: Int
     let fd: Int32
 
     /// Binds to hci`adapter`'s address on `channel` and listens. `security` is what the
@@ -30,6 +31,7 @@ public final class KernelL2CAPListener: Sendable {
         self.fd = fd
         self.channel = channel
         self.localAddress = local
+        self.adapter = adapter
     }
 
     deinit { Glibc.close(fd) }
@@ -39,10 +41,11 @@ public final class KernelL2CAPListener: Sendable {
         let fd = self.fd
         let channel = self.channel
         let local = localAddress
+        let adapter = self.adapter
         let result: Result<KernelL2CAPSocket, KernelSocketError> = await withCheckedContinuation { continuation in
             let started = Posix.startThread {
                 continuation.resume(returning: Result { () throws(KernelSocketError) in
-                    try Self.acceptBlocking(fd, channel: channel, local: local, timeout: timeout)
+                    try Self.acceptBlocking(fd, channel: channel, local: local, adapter: adapter, timeout: timeout)
                 })
             }
             if case let .success(thread) = started { pthread_detach(thread) } else {
@@ -52,7 +55,7 @@ public final class KernelL2CAPListener: Sendable {
         return try result.get()
     }
 
-    static func acceptBlocking(_ fd: Int32, channel: ChannelIdentifier, local: BluetoothAddress, timeout: Duration) throws(KernelSocketError) -> KernelL2CAPSocket {
+    static func acceptBlocking(_ fd: Int32, channel: ChannelIdentifier, local: BluetoothAddress, adapter: Int, timeout: Duration) throws(KernelSocketError) -> KernelL2CAPSocket {
         let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)
         while true {
             var address = sockaddr_l2()
@@ -66,7 +69,7 @@ public final class KernelL2CAPListener: Sendable {
                 let peerAddress = (try? BluetoothAddress(littleEndian: bytes)) ?? .zero
                 let type: AddressType = address.l2_bdaddr_type == UInt8(BDADDR_LE_RANDOM) ? .random : .public
                 do throws(KernelSocketError) {
-                    return try KernelL2CAPSocket(fd: client, peer: DeviceAddress(peerAddress, type: type), channel: channel, localAddress: local)
+                    return try KernelL2CAPSocket(fd: client, peer: DeviceAddress(peerAddress, type: type), channel: channel, localAddress: local, adapter: adapter)
                 } catch {
                     Glibc.close(client)
                     throw error

@@ -39,13 +39,15 @@ public final class KernelL2CAPSocket: Sendable {
 
     public let peer: DeviceAddress
     public let channel: ChannelIdentifier
-    /// The adapter's address this socket is bound to.
+    /// The adapter's address this socket is bound to, and its index (hciN).
     public let localAddress: BluetoothAddress
+    public let adapter: Int
     let fd: Int32
     private let loop: DescriptorLoop
 
-    init(fd: Int32, peer: DeviceAddress, channel: ChannelIdentifier, localAddress: BluetoothAddress) throws(KernelSocketError) {
+    init(fd: Int32, peer: DeviceAddress, channel: ChannelIdentifier, localAddress: BluetoothAddress, adapter: Int) throws(KernelSocketError) {
         self.fd = fd
+        self.adapter = adapter
         self.peer = peer
         self.channel = channel
         self.localAddress = localAddress
@@ -71,7 +73,7 @@ public final class KernelL2CAPSocket: Sendable {
         let result: Result<KernelL2CAPSocket, KernelSocketError> = await withCheckedContinuation { continuation in
             let started = Posix.startThread {
                 continuation.resume(returning: Result { () throws(KernelSocketError) in
-                    try connectBlocking(to: peer, channel: channel, local: local, security: security, timeout: timeout)
+                    try connectBlocking(to: peer, channel: channel, local: local, adapter: adapter, security: security, timeout: timeout)
                 })
             }
             if case let .failure(error) = started {
@@ -84,10 +86,13 @@ public final class KernelL2CAPSocket: Sendable {
     }
 
     static func connectBlocking(
-        to peer: DeviceAddress, channel: ChannelIdentifier, local: BluetoothAddress,
+        to peer: DeviceAddress, channel: ChannelIdentifier, local: BluetoothAddress, adapter: Int,
         security: SecurityLevel, timeout: Duration
     ) throws(KernelSocketError) -> KernelL2CAPSocket {
         let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)
+        // The kernel may pair before the socket connects: someone must confirm Just Works.
+        let agent = security == .low ? nil : try startAgent(adapter)
+        defer { agent?.close() }
         let fd = try openBound(local: local, channel: channel)
         do throws(KernelSocketError) {
             try setSecurity(fd, security)
@@ -111,7 +116,7 @@ public final class KernelL2CAPSocket: Sendable {
                 }
                 if pending != 0 { throw KernelSocketError.from(errno: pending, operation: "connect", peer: peer) }
             }
-            return try KernelL2CAPSocket(fd: fd, peer: peer, channel: channel, localAddress: local)
+            return try KernelL2CAPSocket(fd: fd, peer: peer, channel: channel, localAddress: local, adapter: adapter)
         } catch {
             Glibc.close(fd)
             throw error
@@ -164,11 +169,20 @@ public final class KernelL2CAPSocket: Sendable {
         return adapter.address
     }
 
+    static func startAgent(_ adapter: Int) throws(KernelSocketError) -> KernelPairingAgent {
+        do { return try KernelPairingAgent.start(index: adapter) } catch {
+            throw .adapter("cannot answer the kernel's pairing requests on hci\(adapter): \(error)")
+        }
+    }
+
     static func setSecurity(_ fd: Int32, _ level: SecurityLevel) throws(KernelSocketError) {
         var security = bt_security()
         security.level = level.rawValue
         guard setsockopt(fd, SOL_BLUETOOTH, BT_SECURITY, &security, socklen_t(MemoryLayout<bt_security>.size)) == 0 else {
-            throw .from(errno: errno, operation: "setsockopt(BT_SECURITY)", peer: nil)
+            let code = errno
+            // On a connected LE socket EINVAL means the kernel has no SMP for the adapter.
+            if code == EINVAL, level != .low { throw .securityUnavailable }
+            throw .from(errno: code, operation: "setsockopt(BT_SECURITY)", peer: nil)
         }
     }
 
@@ -198,6 +212,8 @@ public final class KernelL2CAPSocket: Sendable {
     /// with a stored key) and holds our writes meanwhile. Returns once the socket is
     /// writable again at `level`, or throws at the deadline.
     public func raiseSecurity(to level: SecurityLevel, timeout: Duration = .seconds(10)) async throws(KernelSocketError) {
+        let agent = try Self.startAgent(adapter)
+        defer { agent.close() }
         try Self.setSecurity(fd, level)
         let fd = self.fd
         let peer = self.peer

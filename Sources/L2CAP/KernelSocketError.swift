@@ -17,6 +17,9 @@ public enum KernelSocketError: Error, Sendable, Equatable, CustomStringConvertib
     case timedOut(peer: DeviceAddress?, waitingFor: String, after: Duration)
     /// The kernel could not reach the security level (pairing failed or was refused).
     case securityFailed(peer: DeviceAddress, level: KernelL2CAPSocket.SecurityLevel)
+    /// The kernel has no SMP for this adapter: it registers it only when the adapter is
+    /// powered on through the management interface.
+    case securityUnavailable
     /// The link broke while in use.
     case linkFailed(peer: DeviceAddress, detail: String)
     /// Another socket already has this channel on this adapter (EADDRINUSE).
@@ -40,6 +43,10 @@ public enum KernelSocketError: Error, Sendable, Equatable, CustomStringConvertib
         case let .securityFailed(peer, level):
             return "\(peer): the kernel could not reach security level \(level) (pairing failed or was rejected): "
                 + "check the peer accepts pairing, or remove a stale bond (/var/lib/bluetooth)"
+        case .securityUnavailable:
+            return "the kernel cannot pair on this adapter: it was brought up without the management interface "
+                + "(HCIDEVUP), so the kernel's SMP is missing: power it on with `bareble-central adapters --up N` "
+                + "(KernelManagement.powerOnManaged)"
         case let .linkFailed(peer, detail):
             return "\(peer): the link failed: \(detail)"
         case let .channelInUse(operation):

@@ -103,7 +103,9 @@ enum KernelRawCases {
     /// Security medium on the kernel socket: the encrypted characteristic fails on an
     /// unencrypted link, the kernel pairs when asked (BT_SECURITY), the read succeeds.
     static func securityMediumPairs() async throws {
-        // The kernel's SMP exists only on an adapter powered on through management.
+        // The kernel's SMP exists only on an adapter powered on through management (after
+        // its first bring-up has finished: HCIDEVUP waits for that).
+        try Adapters.bringUp(index: 0)
         try KernelManagement.powerOnManaged(index: 0)
         let socket = try await KernelL2CAPSocket.connect(to: KernelGuest.peripheral, adapter: 0, security: .low, timeout: .seconds(30))
         defer { socket.close() }

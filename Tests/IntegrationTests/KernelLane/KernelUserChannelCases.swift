@@ -6,6 +6,7 @@ import HCI
 import HCITransport
 import L2CAP
 import Testing
+import Synchronization
 import TestSupport
 
 /// hci:N, the full userspace mode, in the lane's guest: the kernel lets go of hci0 and
@@ -28,7 +29,9 @@ enum KernelUserChannelCases {
         try #require(advertisement.localName == "BareBLE-HRM")
         await session.stop()
 
-        let connection = try await Connector(controller: controller).connect(to: KernelGuest.peripheral, timeout: .seconds(30))
+        // The connector must live as long as its connections: it feeds them their events.
+        let connector = Connector(controller: controller)
+        let connection = try await connector.connect(to: KernelGuest.peripheral, timeout: .seconds(30))
         let bearer = L2CAPBearer(manager: manager, connection: connection.handle) { reason in
             try? await connection.disconnect(reason: reason)
         }
@@ -36,8 +39,18 @@ enum KernelUserChannelCases {
         let mtu = try await att.exchangeMTU()
         try #require(mtu > 23, "ATT_MTU \(mtu)")
         try await KernelRawCases.exploreWriteAndSubscribe(GATTClient(att: att))
-        try await connection.disconnect()
+        let seen = Mutex<[String]>([])
+        let subscription = controller.subscribe { event in
+            if case .disconnectionComplete = event { seen.withLock { $0.append("\(event)") } }
+        }
+        defer { subscription.cancel() }
+        do {
+            try await connection.disconnect()
+        } catch {
+            throw KernelCaseFailure("\(error); Disconnection Complete events the driver saw: \(seen.withLock { $0 }); connected \(connection.isConnected)")
+        }
         try #require(controller.statistics.malformedEvents == 0)
+        try #require(connector.connections.isEmpty)
     }
 
     /// While our user channel holds hci0, a second opener is told who holds it and what to
