@@ -29,8 +29,16 @@ fi
 # The kernel package linux-image-amd64 points at now, unless pinned with
 # BAREBLE_KERNEL_PACKAGE (Debian's security updates move the pointer).
 package="${BAREBLE_KERNEL_PACKAGE:-}"
+kernel_package() {
+    apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}'
+}
 if [ -z "$package" ]; then
-    package="$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')"
+    package="$(kernel_package)"
+    if [ -z "$package" ]; then
+        # A fresh machine may have no package lists yet.
+        $sudo_cmd apt-get update -qq
+        package="$(kernel_package)"
+    fi
 fi
 if [ -z "$package" ]; then
     echo "kernel-lane: cannot tell which kernel package linux-image-amd64 depends on (apt-get update?)" >&2

@@ -23,14 +23,12 @@ enum KernelMonitorCases {
         let monitor = try HCIMonitor.open()
         let seen = Mutex<[MonitorRecord.Opcode: Int]>([:])
         let notes = Mutex<[String]>([])
-        let indexes = Mutex<Set<UInt16>>([])
+        let indexes = Mutex<[String]>([])
         try monitor.start(receive: { record in
             try? writer.write(record)
             seen.withLock { $0[record.opcode, default: 0] += 1 }
-            if record.opcode == .systemNote {
-                notes.withLock { $0.append(String(decoding: record.payload.prefix { $0 != 0 }, as: UTF8.self)) }
-            }
-            if record.opcode == .newIndex { indexes.withLock { _ = $0.insert(record.index) } }
+            if let note = record.note { notes.withLock { $0.append(note) } }
+            if let index = record.newIndex { indexes.withLock { $0.append("\(record.index) \(index.name) \(index.address)") } }
         }, closed: { _ in })
 
         let socket = try await KernelL2CAPSocket.connect(to: KernelGuest.peripheral, adapter: 0, timeout: .seconds(30))
@@ -45,7 +43,8 @@ enum KernelMonitorCases {
         writer.close()
 
         let counts = seen.withLock { $0 }
-        try #require(indexes.withLock { $0 }.isSuperset(of: [0, 1]), "New Index for hci0 and hci1: \(indexes.withLock { $0 })")
+        let newIndexes = Set(indexes.withLock { $0 })
+        try #require(newIndexes.isSuperset(of: ["0 hci0 \(KernelGuest.hci0Address)", "1 hci1 \(KernelGuest.hci1Address)"]), "New Index records: \(newIndexes)")
         try #require(notes.withLock { $0 }.contains { $0.hasPrefix("Linux version") }, "system notes: \(notes.withLock { $0 })")
         for opcode in [MonitorRecord.Opcode.commandPacket, .eventPacket, .aclTransmit, .aclReceive] {
             try #require((counts[opcode] ?? 0) > 0, "no \(opcode) records: \(counts)")
