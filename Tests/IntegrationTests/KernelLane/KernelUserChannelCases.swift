@@ -29,9 +29,18 @@ enum KernelUserChannelCases {
         try #require(advertisement.localName == "BareBLE-HRM")
         await session.stop()
 
+        // L2CAP learns of the link from the same event as the Connector, in no set order:
+        // the bearer may only start once L2CAP has it too.
+        let (links, linkContinuation) = AsyncStream.makeStream(of: UInt16.self)
+        manager.setConnectionHandler { event in
+            if case let .connected(link) = event { linkContinuation.yield(link.handle) }
+        }
         // The connector must live as long as its connections: it feeds them their events.
         let connector = Connector(controller: controller)
         let connection = try await connector.connect(to: KernelGuest.peripheral, timeout: .seconds(30))
+        if manager.connection(connection.handle) == nil {
+            _ = try await firstElement(of: links, within: .seconds(5), waitingFor: "L2CAP to see the connection")
+        }
         let bearer = L2CAPBearer(manager: manager, connection: connection.handle) { reason in
             try? await connection.disconnect(reason: reason)
         }
