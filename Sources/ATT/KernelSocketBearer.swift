@@ -16,15 +16,9 @@ import Synchronization
 ///   link (~2 s after its last socket is gone).
 public final class KernelSocketBearer: ATTBearer {
     public let socket: KernelL2CAPSocket
-    private let state = Mutex(State())
+    private let lifecycle = BearerLifecycle()
+    private let currentMTU = Mutex(ATTConstants.minimumLEMTU)
     private let limit: UInt16?
-
-    private struct State {
-        var mtu = ATTConstants.minimumLEMTU
-        var closed: (@Sendable (ATTBearerError) -> Void)?
-        var closedReason: ATTBearerError?
-        var started = false
-    }
 
     public init(socket: KernelL2CAPSocket) {
         self.socket = socket
@@ -36,60 +30,39 @@ public final class KernelSocketBearer: ATTBearer {
         receive: @escaping @Sendable ([UInt8]) -> Void,
         closed: @escaping @Sendable (ATTBearerError) -> Void
     ) {
-        let first = state.withLock { state in
-            defer { state.started = true }
-            state.closed = closed
-            return !state.started
-        }
-        guard first else { return }
+        guard lifecycle.start(closed: closed) else { return }
         do {
             try socket.start(receive: receive, closed: { [weak self] error in
                 // The kernel gives no HCI reason on a socket; 0x08 (connection timeout) is
                 // the honest stand-in for "the link went away under us".
-                self?.ended(error.map { .failed($0.description) } ?? .disconnected(reason: 0x08))
+                self?.lifecycle.end(error.map { .failed($0.description) } ?? .disconnected(reason: 0x08))
             })
         } catch {
-            ended(.failed(error.description))
+            lifecycle.end(.failed(error.description))
         }
     }
 
     public func send(_ pdu: [UInt8]) throws(ATTBearerError) {
-        if let reason = state.withLock({ $0.closedReason }) { throw reason }
+        if let reason = lifecycle.reason { throw reason }
         do {
             try socket.send(pdu)
         } catch {
-            ended(.failed(error.description))
+            lifecycle.end(.failed(error.description))
             throw .failed(error.description)
         }
     }
 
-    public var mtu: UInt16 { state.withLock { $0.mtu } }
+    public var mtu: UInt16 { currentMTU.withLock { $0 } }
     public var mtuIsNegotiatedBelow: Bool { false }
     /// The kernel socket's SDU limit (min of BT_RCVMTU and BT_SNDMTU), when it reports one.
     public var maximumMTU: UInt16? { limit }
 
     public func mtuExchanged(_ mtu: UInt16) {
-        state.withLock { $0.mtu = min(mtu, limit ?? mtu) }
+        currentMTU.withLock { $0 = min(mtu, limit ?? mtu) }
     }
 
     public func close(reason: ATTBearerError) {
-        let first = state.withLock { state in
-            guard state.closedReason == nil else { return false }
-            state.closedReason = reason
-            state.closed = nil
-            return true
-        }
-        guard first else { return }
+        guard lifecycle.close(reason) else { return }
         socket.close()
-    }
-
-    private func ended(_ reason: ATTBearerError) {
-        let closed: (@Sendable (ATTBearerError) -> Void)? = state.withLock { state in
-            guard state.closedReason == nil else { return nil }
-            state.closedReason = reason
-            defer { state.closed = nil }
-            return state.closed
-        }
-        closed?(reason)
     }
 }

@@ -52,42 +52,6 @@ struct SharedControllerChanges: Sendable, Equatable {
 }
 
 extension HCIController {
-    /// The bring-up of a controller the kernel drives (`hci-raw:N`): reads what the
-    /// controller is (version, commands, features, address, buffers, LE limits) and sends
-    /// nothing that changes it: no Reset (it would drop the kernel's links), no event
-    /// masks (the kernel's are already set, and they include what an LE host needs).
-    func attachShared() async throws(HCIError) -> ControllerInfo {
-        let version = try await send(ReadLocalVersionInformation())
-        let commands = try await send(ReadLocalSupportedCommands()).commands
-        let lmpFeatures = try await send(ReadLocalSupportedFeatures()).features
-        guard lmpFeatures.contains(.leSupportedController) else {
-            throw .unsupported("Bluetooth Low Energy (LMP feature 'LE Supported (Controller)' is clear)")
-        }
-        let leFeatures = try await send(LEReadLocalSupportedFeatures()).features
-        let address = try await send(ReadBDADDR()).address
-        let (aclBuffer, isoBuffer) = try await readBufferSizes(commands)
-        // The kernel owns the links' data: no ACL goes out through a raw socket, so no
-        // credits are ours to count.
-        resetFlowControl(aclBuffers: 0)
-        var info = ControllerInfo(
-            address: address, version: version, supportedCommands: commands,
-            lmpFeatures: lmpFeatures, leFeatures: leFeatures,
-            aclBuffer: aclBuffer, isoBuffer: isoBuffer,
-            eventMask: Self.eventMask(for: commands),
-            leEventMask: Self.leEventMask(version: version.hciVersion, commands: commands, features: leFeatures)
-        )
-        if commands.supports(LEReadMaximumDataLength.self) {
-            info.maximumDataLength = try await send(LEReadMaximumDataLength())
-        }
-        if commands.supports(LEReadNumberOfSupportedAdvertisingSets.self) {
-            info.numberOfAdvertisingSets = try await send(LEReadNumberOfSupportedAdvertisingSets()).numberOfSupportedAdvertisingSets
-        }
-        if commands.supports(LEReadMaximumAdvertisingDataLength.self) {
-            info.maximumAdvertisingDataLength = try await send(LEReadMaximumAdvertisingDataLength()).maximumAdvertisingDataLength
-        }
-        return info
-    }
-
     /// Switches off, and waits for, the scanning and advertising this host switched on in
     /// a controller shared with the kernel. Nothing to do on other transports.
     public func restoreSharedState() async throws(HCIError) {

@@ -104,18 +104,11 @@ public enum Adapters {
     /// Whether a user channel holds hci`index` (see ``AdapterInfo/isHeld``); false when it
     /// cannot be told.
     public static func isHeldByUserChannel(index: Int) -> Bool {
-        guard let fd = try? HCISocket.open(spec: nil) else { return false }
-        var address = sockaddr_hci()
-        address.hci_family = sa_family_t(AF_BLUETOOTH)
-        address.hci_dev = UInt16(truncatingIfNeeded: index)
-        address.hci_channel = bareble_HCI_CHANNEL_RAW()
-        let bound = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_hci>.size))
-            }
-        }
+        let spec = TransportSpec.hciRaw(index: index)
+        guard let fd = try? HCISocket.open(spec: spec) else { return false }
+        // bind closes the descriptor when it fails.
+        guard (try? HCISocket.bind(fd, index: index, channel: bareble_HCI_CHANNEL_RAW(), spec: spec)) != nil else { return false }
         defer { Glibc.close(fd) }
-        guard bound == 0 else { return false }
         return bareble_hci_held_by_user_channel(fd) == 1
     }
 

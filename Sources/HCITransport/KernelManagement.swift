@@ -82,12 +82,7 @@ public enum KernelManagement {
         }
         guard bound == 0 else { throw TransportError.from(errno: errno, operation: .bind, spec: spec, context: .current()) }
 
-        var writer = ByteWriter()
-        writer.write(opcode)
-        writer.write(UInt16(truncatingIfNeeded: index))
-        writer.write(UInt16(parameters.count))
-        writer.write(contentsOf: parameters)
-        let packet = writer.bytes
+        let packet = commandPacket(opcode, index: index, parameters: parameters)
         let written = Glibc.write(fd, packet, packet.count)
         let code = errno
         guard written == packet.count else {
@@ -122,6 +117,16 @@ public enum KernelManagement {
             }
             return reply.parameters
         }
+    }
+
+    /// A management command: opcode, index, parameter length (little endian), parameters.
+    static func commandPacket(_ opcode: UInt16, index: Int, parameters: [UInt8]) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.write(opcode)
+        writer.write(UInt16(truncatingIfNeeded: index))
+        writer.write(UInt16(parameters.count))
+        writer.write(contentsOf: parameters)
+        return writer.bytes
     }
 
     enum Status {

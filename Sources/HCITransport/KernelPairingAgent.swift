@@ -76,12 +76,7 @@ public final class KernelPairingAgent: Sendable {
     }
 
     private func reply(_ opcode: UInt16, _ address: [UInt8]) {
-        var writer = ByteWriter()
-        writer.write(opcode)
-        writer.write(UInt16(truncatingIfNeeded: index))
-        writer.write(UInt16(address.count))
-        writer.write(contentsOf: address)
-        let packet = writer.bytes
+        let packet = KernelManagement.commandPacket(opcode, index: index, parameters: address)
         // Fails only when the channel is closing, when nobody waits for the answer anyway.
         packet.withUnsafeBytes { raw in
             do throws(TransportError) { try loop.write(raw, timeout: .seconds(1)) } catch {}
