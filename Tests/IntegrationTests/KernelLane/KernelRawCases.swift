@@ -73,6 +73,7 @@ enum KernelRawCases {
         let att = ATTClient(bearer: bearer)
         let mtu = try await att.exchangeMTU()
         try #require(mtu > 23 && mtu <= bearer.maximumMTU!, "ATT_MTU \(mtu) within the kernel's limit \(bearer.maximumMTU!)")
+        print("kernel guest: BT_RCVMTU \(receiveMTU), BT_SNDMTU \(socket.sendMTU.map(String.init) ?? "none"), ATT_MTU after Exchange MTU \(mtu)")
         let gatt = GATTClient(att: att)
         try await exploreWriteAndSubscribe(gatt)
         att.close()
