@@ -38,7 +38,8 @@ let package = Package(
         ),
         .target(name: "HCITransport", dependencies: ["BluetoothCore", "CBluetooth"], swiftSettings: strict),
         .target(name: "HCI", dependencies: ["BluetoothCore", "HCITransport"], swiftSettings: strict),
-        .target(name: "L2CAP", dependencies: ["BluetoothCore", "HCI"], swiftSettings: strict),
+        // HCITransport and CBluetooth for the kernel's L2CAP LE sockets (hci-raw mode).
+        .target(name: "L2CAP", dependencies: ["BluetoothCore", "HCI", "HCITransport", "CBluetooth"], swiftSettings: strict),
         .target(name: "ATT", dependencies: ["BluetoothCore", "L2CAP"], swiftSettings: strict),
         .target(name: "GATT", dependencies: ["BluetoothCore", "ATT"], swiftSettings: strict),
         .target(

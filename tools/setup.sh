@@ -2,7 +2,9 @@
 # Installs what BareBLE needs beyond the Swift toolchain on a Debian machine:
 #   - libbluetooth-dev: the kernel's Bluetooth socket ABI headers (build time only);
 #   - tshark: decodes the btsnoop captures the tests write;
-#   - a Python venv in .venv with Bumble 0.0.236: the virtual radio and its peers.
+#   - a Python venv in .venv with Bumble 0.0.236: the virtual radio and its peers;
+#   - the kernel lane: qemu-system-x86, busybox-static and Debian's kernel package
+#     (downloaded and unpacked into ~/.cache/bareble-kernel-lane, never installed).
 # Safe to run again; skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,5 +27,10 @@ if ! .venv/bin/python3 -c 'import bumble' 2>/dev/null; then
     echo "setup: creating .venv with bumble==0.0.236"
     python3 -m venv .venv
     .venv/bin/pip install -q --disable-pip-version-check bumble==0.0.236
+fi
+if ! cache="$(tools/kernel-lane/prepare.sh)"; then
+    echo "setup: the kernel lane could not be prepared (see above); its tests will fail under CI"
+else
+    echo "setup: kernel lane ready in $cache"
 fi
 echo "setup: ready"

@@ -30,10 +30,18 @@ public protocol ATTBearer: Sendable {
     /// Records the MTU an Exchange MTU agreed, so later PDUs may be that long.
     func mtuExchanged(_ mtu: UInt16)
 
+    /// The largest ATT_MTU the layer below can carry (a kernel socket's SDU limit), or nil
+    /// when it sets no limit: Exchange MTU never offers more.
+    var maximumMTU: UInt16? { get }
+
     /// Closes the bearer for `reason`. On the LE fixed channel the layer below drops the
     /// link: after a transaction timeout no PDU may be sent on it again (Core 5.4 Vol 3
     /// Part F 3.3.3), and a new bearer needs a new connection.
     func close(reason: ATTBearerError)
+}
+
+extension ATTBearer {
+    public var maximumMTU: UInt16? { nil }
 }
 
 /// Why an ATT bearer can no longer carry PDUs.

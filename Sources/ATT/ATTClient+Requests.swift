@@ -3,8 +3,9 @@ import BluetoothCore
 // One typed helper per request PDU, and the two commands. The GATT procedures (discovery,
 // long reads and writes, reliable writes) are built from these one layer up.
 extension ATTClient {
-    /// Exchange MTU (Core 5.4 Vol 3 Part F 3.4.2): offers `clientRxMTU`, records and returns
-    /// the agreed ATT_MTU, min(client, server) but never below 23.
+    /// Exchange MTU (Core 5.4 Vol 3 Part F 3.4.2): offers `clientRxMTU` (capped at the
+    /// bearer's ``ATTBearer/maximumMTU``), records and returns the agreed ATT_MTU,
+    /// min(client, server) but never below 23.
     ///
     /// Sent at most once per bearer, as the specification requires. On a bearer whose MTU
     /// the layer below decides, nothing is sent and the bearer's MTU is returned.
@@ -20,10 +21,12 @@ extension ATTClient {
         guard !alreadySent else {
             throw .invalidRequest("Exchange MTU may be sent only once per bearer; the current ATT_MTU is \(bearer.mtu)")
         }
+        // Never offer more than the layer below can carry (a kernel socket's limit).
+        let offered = max(ATTConstants.minimumLEMTU, min(clientRxMTU, bearer.maximumMTU ?? clientRxMTU))
         let response = try await transaction(
-            .exchangeMTURequest(.init(clientRxMTU: clientRxMTU)), expecting: ExchangeMTUResponse.self)
+            .exchangeMTURequest(.init(clientRxMTU: offered)), expecting: ExchangeMTUResponse.self)
         // A server announcing less than 23 is broken; 23 still holds (Vol 3 Part G 5.2.1).
-        let mtu = max(ATTConstants.minimumLEMTU, min(clientRxMTU, response.serverRxMTU))
+        let mtu = max(ATTConstants.minimumLEMTU, min(offered, response.serverRxMTU))
         bearer.mtuExchanged(mtu)
         return mtu
     }

@@ -22,14 +22,8 @@ public final class L2CAPBearer: ATTBearer {
     public let manager: ChannelManager
     public let connectionHandle: UInt16
     private let disconnect: DisconnectHook?
-    private let state = Mutex(State())
-
-    private struct State {
-        var mtu = ATTConstants.minimumLEMTU
-        var closed: (@Sendable (ATTBearerError) -> Void)?
-        var closedReason: ATTBearerError?
-        var started = false
-    }
+    private let lifecycle = BearerLifecycle()
+    private let currentMTU = Mutex(ATTConstants.minimumLEMTU)
 
     /// - Parameter disconnect: called once when the host closes the bearer because it is
     ///   dead; nil leaves the link to the caller.
@@ -43,12 +37,7 @@ public final class L2CAPBearer: ATTBearer {
         receive: @escaping @Sendable ([UInt8]) -> Void,
         closed: @escaping @Sendable (ATTBearerError) -> Void
     ) {
-        let first = state.withLock { state in
-            defer { state.started = true }
-            state.closed = closed
-            return !state.started
-        }
-        guard first else { return }
+        guard lifecycle.start(closed: closed) else { return }
         do {
             try manager.setHandler({ [weak self] event in
                 switch event {
@@ -65,7 +54,7 @@ public final class L2CAPBearer: ATTBearer {
     }
 
     public func send(_ pdu: [UInt8]) throws(ATTBearerError) {
-        if let reason = state.withLock({ $0.closedReason }) { throw reason }
+        if let reason = lifecycle.reason { throw reason }
         manager.submit(pdu, cid: .attributeProtocol, connection: connectionHandle) { [weak self] result in
             guard case .failure(let error) = result else { return }
             switch error {
@@ -75,23 +64,17 @@ public final class L2CAPBearer: ATTBearer {
         }
     }
 
-    public var mtu: UInt16 { state.withLock { $0.mtu } }
+    public var mtu: UInt16 { currentMTU.withLock { $0 } }
     public var mtuIsNegotiatedBelow: Bool { false }
 
     public func mtuExchanged(_ mtu: UInt16) {
-        state.withLock { $0.mtu = mtu }
+        currentMTU.withLock { $0 = mtu }
         // Fails only when the link is already gone, which the client learns separately.
         try? manager.setMaximumReceivePayload(Int(mtu), channel: .attributeProtocol, connection: connectionHandle)
     }
 
     public func close(reason: ATTBearerError) {
-        let first = state.withLock { state in
-            guard state.closedReason == nil else { return false }
-            state.closedReason = reason
-            state.closed = nil
-            return true
-        }
-        guard first else { return }
+        guard lifecycle.close(reason) else { return }
         try? manager.setHandler(nil, channel: .attributeProtocol, connection: connectionHandle)
         switch reason {
         case .transactionTimedOut, .protocolViolation:
@@ -104,13 +87,5 @@ public final class L2CAPBearer: ATTBearer {
     }
 
     /// The layer below ended the bearer: tell the client once.
-    private func ended(_ reason: ATTBearerError) {
-        let closed: (@Sendable (ATTBearerError) -> Void)? = state.withLock { state in
-            guard state.closedReason == nil else { return nil }
-            state.closedReason = reason
-            defer { state.closed = nil }
-            return state.closed
-        }
-        closed?(reason)
-    }
+    private func ended(_ reason: ATTBearerError) { lifecycle.end(reason) }
 }

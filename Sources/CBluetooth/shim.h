@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <string.h>
+#include <errno.h>
 
 static inline unsigned long bareble_HCIDEVUP(void) { return HCIDEVUP; }
 static inline unsigned long bareble_HCIDEVDOWN(void) { return HCIDEVDOWN; }
@@ -69,6 +70,25 @@ static inline int bareble_hci_dev_info_is_up(const struct hci_dev_info *info) {
 /* hci_dev_info.type packs the bus in bits 0-3 and the controller type in bits 4-5. */
 static inline int bareble_hci_dev_info_bus(const struct hci_dev_info *info) { return info->type & 0x0f; }
 static inline int bareble_hci_dev_info_controller_type(const struct hci_dev_info *info) { return (info->type >> 4) & 0x03; }
+
+/* Whether a user channel (HCI_CHANNEL_USER) holds the adapter `fd` is bound to (a raw
+   socket): the kernel refuses every bound ioctl with EBUSY while one does, and otherwise
+   answers HCIGETCONNINFO for a zero address with ENOENT. No side effects, unlike trying to
+   open a user channel. Returns 1 held, 0 not held, -1 with errno set. */
+static inline int bareble_hci_held_by_user_channel(int fd) {
+    size_t size = sizeof(struct hci_conn_info_req) + sizeof(struct hci_conn_info);
+    struct hci_conn_info_req *request = calloc(1, size);
+    if (request == NULL) return -1;
+    request->type = ACL_LINK;
+    int result = ioctl(fd, HCIGETCONNINFO, (void *)request);
+    int saved = errno;
+    free(request);
+    if (result == 0) return 0;
+    if (saved == EBUSY) return 1;
+    if (saved == ENOENT) return 0;
+    errno = saved;
+    return -1;
+}
 
 /* A pty master (for tests and tools that stand in for a UART): opens /dev/ptmx, unlocks
    the slave and writes its path. Returns the master descriptor, or -1 with errno set.

@@ -2,6 +2,11 @@ import BluetoothCore
 
 extension HCIController {
     /// Resets the controller and learns what it is (Core Vol 4 Part E 4 and Vol 6 Part D 2.1):
+    /// on a transport shared with the kernel (`hci-raw:N`) it only learns: no Reset (it
+    /// would drop the kernel's links), no event masks or LE Host Supported (the kernel's
+    /// are set and include what an LE host needs), no ACL credits (the kernel owns the
+    /// links' data).
+    ///
     /// Reset, Read Local Version Information, Read Local Supported Commands and Features,
     /// LE Read Local Supported Features, Read BD_ADDR, buffer sizes (LE Read Buffer Size v2,
     /// then v1, then the shared Read Buffer Size), Set Event Mask, LE Set Event Mask with
@@ -10,7 +15,7 @@ extension HCIController {
     public func powerOn() async throws(HCIError) -> ControllerInfo {
         publish(.bringingUp)
         do {
-            let info = try await bringUp()
+            let info = try await bringUp(shared: transport.sharesControllerWithKernel)
             store(info: info)
             publish(.ready(info))
             return info
@@ -20,9 +25,9 @@ extension HCIController {
         }
     }
 
-    private func bringUp() async throws(HCIError) -> ControllerInfo {
+    private func bringUp(shared: Bool) async throws(HCIError) -> ControllerInfo {
         resetFlowControl(aclBuffers: 0)
-        try await send(Reset())
+        if !shared { try await send(Reset()) }
         let version = try await send(ReadLocalVersionInformation())
         let commands = try await send(ReadLocalSupportedCommands()).commands
         let lmpFeatures = try await send(ReadLocalSupportedFeatures()).features
@@ -33,17 +38,19 @@ extension HCIController {
         let address = try await send(ReadBDADDR()).address
 
         // A dual-mode controller keeps LE host support off until the host says otherwise.
-        if !lmpFeatures.contains(.brEdrNotSupported), commands.supports(WriteLEHostSupported.self) {
+        if !shared, !lmpFeatures.contains(.brEdrNotSupported), commands.supports(WriteLEHostSupported.self) {
             try await send(WriteLEHostSupported(leSupportedHost: true))
         }
 
         let (aclBuffer, isoBuffer) = try await readBufferSizes(commands)
-        resetFlowControl(aclBuffers: aclBuffer.packetCount)
+        if !shared { resetFlowControl(aclBuffers: aclBuffer.packetCount) }
 
         let eventMask = Self.eventMask(for: commands)
-        try await send(SetEventMask(mask: eventMask.rawValue))
         let leEventMask = Self.leEventMask(version: version.hciVersion, commands: commands, features: leFeatures)
-        try await send(LESetEventMask(mask: leEventMask.rawValue))
+        if !shared {
+            try await send(SetEventMask(mask: eventMask.rawValue))
+            try await send(LESetEventMask(mask: leEventMask.rawValue))
+        }
 
         var info = ControllerInfo(
             address: address, version: version, supportedCommands: commands,

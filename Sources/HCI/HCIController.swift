@@ -56,6 +56,8 @@ public final class HCIController: Sendable {
         var info: ControllerInfo?
         var closedError: HCIError?
         var statistics = Statistics()
+        /// On a controller shared with the kernel: what we switched on and must undo.
+        var sharedChanges = SharedControllerChanges()
     }
 
     /// Counters of what the driver dropped or did not expect; a healthy link shows zeros.
@@ -80,7 +82,17 @@ public final class HCIController: Sendable {
     }
 
     /// Closes the transport; pending commands fail with ``HCIError/transportClosed(_:)``.
+    /// On a controller shared with the kernel (`hci-raw:N`), first queues the commands
+    /// that switch off the scanning and advertising we switched on (the kernel sends them
+    /// even after our socket is gone); ``restoreSharedState()`` does it and waits.
     public func close() {
+        if transport.sharesControllerWithKernel {
+            let undo = state.withLock { state in
+                defer { state.sharedChanges = SharedControllerChanges() }
+                return state.sharedChanges.undoPackets
+            }
+            for packet in undo { try? transport.send(packet) }
+        }
         transport.close()
         transportClosed(nil)
     }
@@ -109,6 +121,7 @@ public final class HCIController: Sendable {
         do {
             let status = HCIErrorCode(rawValue: try reader.readUInt8())
             guard status == .success else { throw HCIError.commandFailed(opcode, status) }
+            if transport.sharesControllerWithKernel { state.withLock { $0.sharedChanges.note(command) } }
             if Command.completesWithStatus { return try Command.ReturnParameters(decoding: &reader) }
             let parameters = try Command.ReturnParameters(decoding: &reader)
             try reader.expectEnd()

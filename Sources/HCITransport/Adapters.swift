@@ -12,14 +12,24 @@ public struct AdapterInfo: Sendable, Hashable, CustomStringConvertible {
     public var bus: Bus
     /// Primary (BR/EDR and LE) or AMP.
     public var isPrimary: Bool
+    /// A program holds the adapter through the HCI user channel (`hci:N`, bluetoothd in
+    /// some setups, another BareBLE): nobody else can use it until that program lets go.
+    /// The kernel reports such an adapter as up: it is, for that program.
+    public var isHeld: Bool
 
-    public init(index: Int, name: String, address: BluetoothAddress, isUp: Bool, bus: Bus, isPrimary: Bool = true) {
+    public init(index: Int, name: String, address: BluetoothAddress, isUp: Bool, bus: Bus, isPrimary: Bool = true, isHeld: Bool = false) {
         self.index = index
         self.name = name
         self.address = address
         self.isUp = isUp
         self.bus = bus
         self.isPrimary = isPrimary
+        self.isHeld = isHeld
+    }
+
+    /// "up", "down", or "held by another program (user channel)".
+    public var state: String {
+        isHeld ? "held by another program (user channel)" : isUp ? "up" : "down"
     }
 
     /// How the controller is attached (HCI_USB, HCI_UART, ... in hci.h).
@@ -63,7 +73,7 @@ public struct AdapterInfo: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String {
-        "\(name) \(address) \(isUp ? "up" : "down") \(bus)\(isPrimary ? "" : " AMP")"
+        "\(name) \(address) \(state) \(bus)\(isPrimary ? "" : " AMP")"
     }
 }
 
@@ -83,12 +93,27 @@ public enum Adapters {
             info.dev_id = request.dev_id
             // An adapter can vanish between the two calls; list the ones still there.
             guard bareble_ioctl_ptr(fd, bareble_HCIGETDEVINFO(), &info) == 0 else { continue }
-            adapters.append(adapter(from: info))
+            var adapter = adapter(from: info)
+            // A user channel brings the adapter up for itself, so "up" alone says nothing.
+            adapter.isHeld = isHeldByUserChannel(index: adapter.index)
+            adapters.append(adapter)
         }
         return adapters
     }
 
-    /// HCIDEVUP; an adapter that is already up is fine.
+    /// Whether a user channel holds hci`index` (see ``AdapterInfo/isHeld``); false when it
+    /// cannot be told.
+    public static func isHeldByUserChannel(index: Int) -> Bool {
+        let spec = TransportSpec.hciRaw(index: index)
+        guard let fd = try? HCISocket.open(spec: spec) else { return false }
+        // bind closes the descriptor when it fails.
+        guard (try? HCISocket.bind(fd, index: index, channel: bareble_HCI_CHANNEL_RAW(), spec: spec)) != nil else { return false }
+        defer { Glibc.close(fd) }
+        return bareble_hci_held_by_user_channel(fd) == 1
+    }
+
+    /// HCIDEVUP; an adapter that is already up is fine. A held adapter fails with
+    /// ``TransportError/adapterBusy(index:)``.
     public static func bringUp(index: Int) throws(TransportError) {
         try deviceControl(index: index, request: bareble_HCIDEVUP(), operation: .deviceUp, alreadyDone: EALREADY)
     }

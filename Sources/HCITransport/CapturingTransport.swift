@@ -11,6 +11,7 @@ public final class CapturingTransport: HCITransport {
     }
 
     public var name: String { base.name }
+    public var sharesControllerWithKernel: Bool { base.sharesControllerWithKernel }
 
     public func start(
         receive: @escaping @Sendable (HCIPacket) -> Void,

@@ -14,14 +14,14 @@ import CBluetooth
 /// whoever finishes last (the reader thread on its way out, or `close()` when the thread
 /// never started), under the same lock writers hold, so a write can never hit a
 /// descriptor number the system has reused.
-final class DescriptorLoop: Sendable {
+package final class DescriptorLoop: Sendable {
     /// Runs on the reader thread for every chunk read (`bytes` non-nil) and when the
     /// deadline it last returned passes (`bytes` nil). Returns the next deadline, if any
     /// (monotonic nanoseconds).
-    typealias ChunkHandler = @Sendable (_ bytes: UnsafeBufferPointer<UInt8>?, _ now: UInt64) -> UInt64?
+    package typealias ChunkHandler = @Sendable (_ bytes: UnsafeBufferPointer<UInt8>?, _ now: UInt64) -> UInt64?
 
-    let spec: TransportSpec?
-    let name: String
+    package let spec: TransportSpec?
+    package let name: String
     private let fd: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -45,7 +45,7 @@ final class DescriptorLoop: Sendable {
 
     /// Takes ownership of `fd` (made non-blocking here). `cleanup` runs once after the
     /// descriptor is closed, e.g. to stop a process serving the other end.
-    init(
+    package init(
         fd: Int32, spec: TransportSpec?, name: String, isSocket: Bool, eioIsEndOfFile: Bool = false,
         readSize: Int = 65_536, cleanup: (@Sendable () -> Void)? = nil
     ) throws(TransportError) {
@@ -80,7 +80,7 @@ final class DescriptorLoop: Sendable {
         Glibc.close(wakeWrite)
     }
 
-    func start(chunk: @escaping ChunkHandler, closed: @escaping @Sendable (TransportError?) -> Void) throws(TransportError) {
+    package func start(chunk: @escaping ChunkHandler, closed: @escaping @Sendable (TransportError?) -> Void) throws(TransportError) {
         let failure: TransportError? = state.withLock { state in
             if state.closeRequested { return .notOpen(spec: name) }
             if state.started { return .alreadyStarted(spec: name) }
@@ -97,7 +97,7 @@ final class DescriptorLoop: Sendable {
     }
 
     /// Writes `bytes` whole, as one frame, within `timeout`.
-    func write(_ bytes: UnsafeRawBufferPointer, timeout: Duration) throws(TransportError) {
+    package func write(_ bytes: UnsafeRawBufferPointer, timeout: Duration) throws(TransportError) {
         let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)
         let failure: TransportError? = descriptorOpen.withLock { open in
             guard open, !closing.load(ordering: .relaxed) else { return .notOpen(spec: name) }
@@ -117,7 +117,7 @@ final class DescriptorLoop: Sendable {
     }
 
     /// Stops the reader (waiting for it unless called from it) and closes the descriptor.
-    func close() {
+    package func close() {
         let action: (thread: pthread_t?, started: Bool)? = state.withLock { state in
             if state.closeRequested { return nil }
             state.closeRequested = true
@@ -139,7 +139,7 @@ final class DescriptorLoop: Sendable {
         }
     }
 
-    var isClosing: Bool { closing.load(ordering: .relaxed) }
+    package var isClosing: Bool { closing.load(ordering: .relaxed) }
 
     private func releaseDescriptor() {
         descriptorOpen.withLock { open in

@@ -17,6 +17,7 @@ public final class DescriptorTransport: HCITransport {
     public let framing: Framing
     /// How long `send` waits for the descriptor to take a frame.
     public let sendTimeout: Duration
+    public let sharesControllerWithKernel: Bool
 
     private let loop: DescriptorLoop
     private let counters = Mutex(H4Framer.Statistics())
@@ -32,10 +33,11 @@ public final class DescriptorTransport: HCITransport {
         return DescriptorTransport(loop: loop, framing: .stream(framing))
     }
 
-    init(loop: DescriptorLoop, framing: Framing, sendTimeout: Duration = .seconds(2)) {
+    init(loop: DescriptorLoop, framing: Framing, sendTimeout: Duration = .seconds(2), sharesControllerWithKernel: Bool = false) {
         self.loop = loop
         self.framing = framing
         self.sendTimeout = sendTimeout
+        self.sharesControllerWithKernel = sharesControllerWithKernel
     }
 
     /// What the reader had to skip to stay aligned (stream framing), or the frames a

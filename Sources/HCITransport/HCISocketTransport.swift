@@ -18,26 +18,22 @@ public enum HCISocketTransport {
         return DescriptorTransport(loop: loop, framing: .packetPerRead)
     }
 
-    /// `hci-raw:N`: the raw channel, beside the kernel's stack on an up device. Sees every
-    /// event and data packet the filter lets through; sending most commands needs
-    /// CAP_NET_RAW.
-    public static func openRawChannel(index: Int) throws(TransportError) -> DescriptorTransport {
+    /// `hci-raw:N`: the raw channel, beside the kernel's stack on an up device. The kernel
+    /// copies every packet that passes `filter` to this socket (so a narrow filter costs
+    /// the kernel and us nothing for the rest); commands we send join the kernel's own
+    /// command queue. Sending most commands needs CAP_NET_RAW.
+    public static func openRawChannel(index: Int, filter: HCIRawFilter = .hostSideLE) throws(TransportError) -> DescriptorTransport {
         let spec = TransportSpec.hciRaw(index: index)
         let fd = try HCISocket.open(spec: spec)
         try HCISocket.bind(fd, index: index, channel: bareble_HCI_CHANNEL_RAW(), spec: spec)
-        var filter = hci_filter()
-        bareble_hci_filter_clear(&filter)
-        for type in [HCI_EVENT_PKT, HCI_ACLDATA_PKT, HCI_SCODATA_PKT, HCI_ISODATA_PKT] {
-            bareble_hci_filter_set_ptype(Int32(type), &filter)
-        }
-        bareble_hci_filter_all_events(&filter)
-        guard setsockopt(fd, Int32(SOL_HCI), Int32(HCI_FILTER), &filter, socklen_t(MemoryLayout<hci_filter>.size)) == 0 else {
+        var kernelFilter = filter.kernelValue
+        guard setsockopt(fd, Int32(SOL_HCI), Int32(HCI_FILTER), &kernelFilter, socklen_t(MemoryLayout<hci_filter>.size)) == 0 else {
             let code = errno
             Glibc.close(fd)
             throw TransportError.from(errno: code, operation: .setFilter, spec: spec, context: .current())
         }
         let loop = try DescriptorLoop(fd: fd, spec: spec, name: spec.description, isSocket: true)
-        return DescriptorTransport(loop: loop, framing: .packetPerRead)
+        return DescriptorTransport(loop: loop, framing: .packetPerRead, sharesControllerWithKernel: true)
     }
 }
 

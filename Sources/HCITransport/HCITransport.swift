@@ -20,4 +20,13 @@ public protocol HCITransport: AnyObject, Sendable {
 
     /// Stops the reader thread and closes the descriptor. Idempotent.
     func close()
+
+    /// True when the kernel's own Bluetooth stack keeps driving the controller beside us
+    /// (`hci-raw:N`): then the host must not reset it or change its event masks, and must
+    /// undo what it switched on (scanning, advertising) before it lets go.
+    var sharesControllerWithKernel: Bool { get }
+}
+
+extension HCITransport {
+    public var sharesControllerWithKernel: Bool { false }
 }

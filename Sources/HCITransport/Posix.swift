@@ -5,22 +5,22 @@ import Glibc
 import CBluetooth
 
 /// Small wrappers over the system calls the transports share.
-enum Posix {
+package enum Posix {
 
-    static func nanoseconds(_ duration: Duration) -> UInt64 {
+    package static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components
         guard seconds >= 0, attoseconds >= 0 else { return 0 }
         return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
     }
 
     /// Milliseconds left until `deadline` for poll(), rounded up, at least 0.
-    static func pollTimeout(until deadline: UInt64) -> Int32 {
+    package static func pollTimeout(until deadline: UInt64) -> Int32 {
         let now = MonotonicClock.nanoseconds()
         guard deadline > now else { return 0 }
         return Int32(clamping: (deadline - now + 999_999) / 1_000_000)
     }
 
-    static func setNonBlocking(_ fd: Int32) -> Int32? {
+    package static func setNonBlocking(_ fd: Int32) -> Int32? {
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0, fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0 else { return errno }
         return nil
@@ -28,7 +28,7 @@ enum Posix {
 
     /// Waits until `fd` has `events` or the deadline passes. Returns the revents, 0 on
     /// timeout, or a negative errno.
-    static func wait(_ fd: Int32, for events: Int16, until deadline: UInt64) -> Int32 {
+    package static func wait(_ fd: Int32, for events: Int16, until deadline: UInt64) -> Int32 {
         while true {
             var entry = pollfd(fd: fd, events: events, revents: 0)
             let ready = poll(&entry, 1, pollTimeout(until: deadline))
@@ -38,14 +38,14 @@ enum Posix {
         }
     }
 
-    enum WriteFailure: Error {
+    package enum WriteFailure: Error {
         case errno(Int32)
         case timedOut
     }
 
     /// Writes all of `bytes` to a non-blocking `fd`, riding out EINTR, EAGAIN and short
     /// writes, until `deadline`.
-    static func writeAll(
+    package static func writeAll(
         _ fd: Int32, _ bytes: UnsafeRawBufferPointer, until deadline: UInt64, isSocket: Bool
     ) throws(WriteFailure) {
         guard let base = bytes.baseAddress else { return }
@@ -68,13 +68,13 @@ enum Posix {
     }
 
     /// The text of an errno, e.g. "Connection refused".
-    static func message(_ code: Int32) -> String {
+    package static func message(_ code: Int32) -> String {
         guard let text = strerror(code) else { return "errno \(code)" }
         return String(cString: text)
     }
 
     /// A pipe whose write end wakes a poll() on the read end; both ends non-blocking.
-    static func makeWakePipe() -> (read: Int32, write: Int32)? {
+    package static func makeWakePipe() -> (read: Int32, write: Int32)? {
         guard let ends = makePipe() else { return nil }
         for fd in [ends.read, ends.write] where setNonBlocking(fd) != nil {
             Glibc.close(ends.read)
@@ -85,7 +85,7 @@ enum Posix {
     }
 
     /// A pipe, both ends close-on-exec.
-    static func makePipe() -> (read: Int32, write: Int32)? {
+    package static func makePipe() -> (read: Int32, write: Int32)? {
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return nil }
         _ = fcntl(ends[0], F_SETFD, FD_CLOEXEC)
@@ -96,7 +96,7 @@ enum Posix {
 
 extension Posix {
     /// Starts a joinable pthread running `body`; returns it, or the pthread_create error.
-    static func startThread(_ body: @escaping @Sendable () -> Void) -> Result<pthread_t, ThreadError> {
+    package static func startThread(_ body: @escaping @Sendable () -> Void) -> Result<pthread_t, ThreadError> {
         let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { raw in
@@ -111,7 +111,7 @@ extension Posix {
         return .success(thread)
     }
 
-    struct ThreadError: Error { var code: Int32 }
+    package struct ThreadError: Error { package var code: Int32 }
 }
 
 private final class ThreadBody: Sendable {

@@ -156,7 +156,7 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
             }
         case let .hciUser(index):
             switch code {
-            case EBUSY where operation == .bind || operation == .deviceDown: return .adapterBusy(index: index)
+            case EBUSY where operation == .bind || operation == .deviceDown || operation == .deviceUp: return .adapterBusy(index: index)
             case ENODEV: return .noSuchAdapter(index: index, present: context.adapters)
             case EPERM, EACCES:
                 return .permissionDenied(
@@ -166,6 +166,8 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .hciRaw(index):
             switch code {
             case ENODEV: return .noSuchAdapter(index: index, present: context.adapters)
+            // Up or down refused: a user channel holds the adapter.
+            case EBUSY where operation == .deviceUp || operation == .deviceDown: return .adapterBusy(index: index)
             case EPERM, EACCES:
                 let capability = operation == .deviceUp || operation == .deviceDown ? "CAP_NET_ADMIN" : "CAP_NET_RAW"
                 return .permissionDenied(

@@ -9,12 +9,14 @@ public final class RadioHarness: Sendable {
     /// Where the radio writes one btsnoop per exposed controller (kept for failed runs).
     public let captureDirectory: String
 
-    public init(arguments: [String]) throws {
+    /// `readyTimeout`: how long the radio may take to print its ready line (in the kernel
+    /// lane's TCG guest, Python and Bumble alone take several seconds to start).
+    public init(arguments: [String], readyTimeout: Duration = .seconds(15)) throws {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("bareble-radio-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         captureDirectory = directory
-        radio = try VirtualRadio.launch(arguments: arguments + ["--btsnoop", directory])
+        radio = try VirtualRadio.launch(arguments: arguments + ["--btsnoop", directory], readyTimeout: readyTimeout)
     }
 
     /// Skips event lines until one named `name` satisfies `predicate`. Waits on a thread of

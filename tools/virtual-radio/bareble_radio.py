@@ -2,10 +2,10 @@
 """BareBLE virtual radio: Bumble software controllers on one emulated LE link,
 exposed to our stack as H4 over loopback TCP and/or a pty, plus scripted peers.
 
-    bareble_radio.py [--tcp] [--pty] [--peripheral] [--advertiser] [--scanner]
+    bareble_radio.py [--tcp] [--pty] [--vhci N] [--peripheral] [--advertiser] [--scanner]
                      [--big-peripheral] [--beacons N] [--btsnoop DIR] [--lifetime SECONDS]
 
-stdout: first line {"event": "ready", "tcp": PORT, "pty": PATH}, then one JSON
+stdout: first line {"event": "ready", "tcp": PORT, "pty": PATH, "vhci": N}, then one JSON
 event per line. stdin: control lines (see README.md); EOF ends the process.
 stderr: human diagnostics.
 """
@@ -29,11 +29,13 @@ from radio_explore import Explorer  # noqa: E402
 from radio_pairing import PairingControl  # noqa: E402
 from radio_peers import Beacon, BigPeripheral, HeartRatePeripheral, IBeaconPeer, PairingCentral, PrivatePeer, Scanner  # noqa: E402
 from radio_transport import Exposed, PtyEndpoint, TcpServer  # noqa: E402
+from radio_vhci import VhciEndpoint  # noqa: E402
 
 logger = logging.getLogger('bareble_radio')
 
 TCP_ADDRESS_PREFIX = 'F0:0D:00:00'
 PTY_ADDRESS = 'F0:0D:00:00:01:01'
+VHCI_ADDRESS_PREFIX = 'F0:0D:00:00:02'  # hciN gets F0:0D:00:00:02:0N
 
 
 def emit(**event) -> None:
@@ -75,7 +77,7 @@ class Radio:
 
     def select(self, client: str | None) -> Exposed:
         if client is None:
-            tcp = [e for e in self.exposed.values() if e.id != 'pty']
+            tcp = [e for e in self.exposed.values() if e.id.isdigit()]
             if tcp:
                 return max(tcp, key=lambda e: int(e.id))
             client = 'pty'
@@ -300,6 +302,17 @@ class Radio:
             exposed = Exposed('pty', PTY_ADDRESS, self.link, self.snoop_path('pty'), emit)
             self.exposed['pty'] = exposed
             ready['pty'] = PtyEndpoint(exposed).open()
+        if self.options.vhci:
+            # One at a time: each adapter must be registered before the next open.
+            for _ in range(self.options.vhci):
+                endpoint = VhciEndpoint()
+                index = endpoint.create()
+                exposed = Exposed(f'hci{index}', f'{VHCI_ADDRESS_PREFIX}:{index:02X}', self.link,
+                                  self.snoop_path(f'hci{index}'), emit)
+                self.exposed[exposed.id] = exposed
+                endpoint.attach(exposed)
+                await endpoint.registered()
+            ready['vhci'] = self.options.vhci
         os.set_blocking(0, False)
         loop.add_reader(0, self.on_stdin_readable)
         loop.add_signal_handler(signal.SIGTERM, self.shutdown, 'SIGTERM')
@@ -318,6 +331,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--tcp', action='store_true', help='serve H4 on 127.0.0.1, ephemeral port')
     parser.add_argument('--pty', action='store_true', help='expose one controller on a pty')
+    parser.add_argument('--vhci', type=int, default=0, metavar='N',
+                        help='expose N controllers to the Linux kernel through /dev/vhci (hciN gets F0:0D:00:00:02:0N)')
     parser.add_argument('--peripheral', action='store_true', help='add the BareBLE-HRM peripheral')
     parser.add_argument('--advertiser', action='store_true', help='add the BareBLE-Beacon advertiser')
     parser.add_argument('--scanner', action='store_true',

@@ -1,0 +1,68 @@
+import BluetoothCore
+import L2CAP
+import Synchronization
+
+/// The ATT bearer of the kernel-assisted mode: ATT PDUs over the kernel's L2CAP LE
+/// socket on the ATT channel (``KernelL2CAPSocket``). The kernel made the connection and
+/// runs SMP; this bearer only moves PDUs, so any ``ATTClient`` (and the GATT client above
+/// it) works unchanged.
+///
+/// - The MTU: on the fixed ATT channel the kernel negotiates nothing itself (ATT's own
+///   Exchange MTU does), but its socket has a receive and send limit; ``maximumMTU``
+///   reports the smaller, so the client never offers or uses a larger ATT_MTU than the
+///   kernel will carry.
+/// - The socket closing (the link dropped, the peer went away) fails every pending request
+///   at once; closing a dead bearer closes the socket, after which the kernel drops the
+///   link (~2 s after its last socket is gone).
+public final class KernelSocketBearer: ATTBearer {
+    public let socket: KernelL2CAPSocket
+    private let lifecycle = BearerLifecycle()
+    private let currentMTU = Mutex(ATTConstants.minimumLEMTU)
+    private let limit: UInt16?
+
+    public init(socket: KernelL2CAPSocket) {
+        self.socket = socket
+        let limits = [socket.receiveMTU, socket.sendMTU].compactMap { $0 }.filter { $0 >= ATTConstants.minimumLEMTU }
+        limit = limits.min()
+    }
+
+    public func start(
+        receive: @escaping @Sendable ([UInt8]) -> Void,
+        closed: @escaping @Sendable (ATTBearerError) -> Void
+    ) {
+        guard lifecycle.start(closed: closed) else { return }
+        do {
+            try socket.start(receive: receive, closed: { [weak self] error in
+                // The kernel gives no HCI reason on a socket; 0x08 (connection timeout) is
+                // the honest stand-in for "the link went away under us".
+                self?.lifecycle.end(error.map { .failed($0.description) } ?? .disconnected(reason: 0x08))
+            })
+        } catch {
+            lifecycle.end(.failed(error.description))
+        }
+    }
+
+    public func send(_ pdu: [UInt8]) throws(ATTBearerError) {
+        if let reason = lifecycle.reason { throw reason }
+        do {
+            try socket.send(pdu)
+        } catch {
+            lifecycle.end(.failed(error.description))
+            throw .failed(error.description)
+        }
+    }
+
+    public var mtu: UInt16 { currentMTU.withLock { $0 } }
+    public var mtuIsNegotiatedBelow: Bool { false }
+    /// The kernel socket's SDU limit (min of BT_RCVMTU and BT_SNDMTU), when it reports one.
+    public var maximumMTU: UInt16? { limit }
+
+    public func mtuExchanged(_ mtu: UInt16) {
+        currentMTU.withLock { $0 = min(mtu, limit ?? mtu) }
+    }
+
+    public func close(reason: ATTBearerError) {
+        guard lifecycle.close(reason) else { return }
+        socket.close()
+    }
+}

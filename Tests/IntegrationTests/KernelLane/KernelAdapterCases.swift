@@ -1,0 +1,70 @@
+import BluetoothCore
+import Glibc
+import Foundation
+import HCITransport
+import Testing
+import TestSupport
+
+/// Adapter management without a daemon, in the lane's guest: the list (HCIGETDEVLIST,
+/// HCIGETDEVINFO) shows both vhci controllers with their addresses, up and down work, and
+/// `bareble-central adapters` prints the same.
+enum KernelAdapterCases {
+    static func listAndPower() async throws {
+        // Addresses are known once the kernel has brought an adapter up.
+        try Adapters.bringUp(index: 0)
+        try Adapters.bringUp(index: 1)
+        let adapters = try Adapters.list()
+        let hci0 = try #require(adapters.first { $0.index == 0 }, "\(adapters)")
+        let hci1 = try #require(adapters.first { $0.index == 1 }, "\(adapters)")
+        try #require(hci0.address == KernelGuest.hci0Address && hci1.address == KernelGuest.hci1Address, "\(adapters)")
+        try #require(hci0.bus == .virtual && hci0.isPrimary && hci0.name == "hci0", "\(hci0)")
+
+        try Adapters.bringUp(index: 1)
+        try #require(try Adapters.list().first { $0.index == 1 }?.isUp == true)
+        try Adapters.bringUp(index: 1)  // already up: fine
+        try Adapters.bringDown(index: 1)
+        try #require(try Adapters.list().first { $0.index == 1 }?.isUp == false)
+        try Adapters.bringUp(index: 1)
+
+        let tool = try await runTool(["adapters"])
+        try #require(tool.status == 0, "\(tool.errors)")
+        try #require(tool.output.contains("hci0") && tool.output.contains("F0:0D:00:00:02:00"), "\(tool.output)")
+        try #require(tool.output.contains("hci1") && tool.output.contains("F0:0D:00:00:02:01"), "\(tool.output)")
+        let down = try await runTool(["adapters", "--down", "1"])
+        try #require(down.status == 0, "\(down.errors)")
+        try #require(try Adapters.list().first { $0.index == 1 }?.isUp == false)
+        let up = try await runTool(["adapters", "--up", "1", "--json"])
+        try #require(up.status == 0, "\(up.errors)")
+        try #require(up.output.contains("\"index\":1") || up.output.contains("\"index\": 1"), "\(up.output)")
+        try #require(try Adapters.list().first { $0.index == 1 }?.isUp == true)
+        try #require(!(try await runTool(["adapters", "--up", "7"])).errors.isEmpty)
+    }
+
+    /// Runs the built bareble-central with its output in files of the job folder. Not
+    /// Foundation's Process: in the guest its run loop cannot create its wake-up socket
+    /// pair and the child is never waited for.
+    static func runTool(_ arguments: [String]) async throws -> CentralTool.Run {
+        try await onOwnThread {
+            let output = KernelGuest.jobDirectory + "/tool-\(getpid())-out.txt"
+            let errors = KernelGuest.jobDirectory + "/tool-\(getpid())-err.txt"
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            let argv = ([CentralTool.executable] + arguments).map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            var pid: pid_t = 0
+            let spawned = posix_spawn(&pid, CentralTool.executable, &actions, nil, argv, environ)
+            guard spawned == 0 else { throw KernelCaseFailure("cannot run \(CentralTool.executable): errno \(spawned)") }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+            return CentralTool.Run(
+                status: exitStatus,
+                output: (try? String(contentsOfFile: output, encoding: .utf8)) ?? "",
+                errors: (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
+        }
+    }
+}
