@@ -7,7 +7,10 @@ import Testing
 /// and subscriptions that must not outlive their readers.
 @Suite struct ClientFailureTests {
     @Test func silentPeerTimesOutAndKillsTheBearer() async throws {
-        let timeout = Duration.milliseconds(100)
+        // Long enough that the second request is queued before the first times out even on
+        // a loaded 2-thread pool (at 100 ms it sometimes was not, and the wait for the queue
+        // never ended).
+        let timeout = Duration.seconds(2)
         let (client, bearer) = makeClient([step("0A 03 00")], timeout: timeout)
         let watcher = QueueWatcher(client)
         let stream = client.values()

@@ -174,14 +174,45 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
 public func withDeadline<T: Sendable>(
     _ what: String, seconds: Double = 20, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
-            return nil
+    // Not a task group: a group waits for its children on the way out, so a body stuck in a
+    // wait that ignores cancellation would turn a missed deadline into a hung test run. The
+    // body runs in its own task, cancelled (and left behind) when the deadline wins.
+    let race = DeadlineRace<T>()
+    return try await withCheckedThrowingContinuation { continuation in
+        race.start(continuation, seconds: seconds, what: what, body)
+    }
+}
+
+/// The first of the body and the timer to finish resumes the caller; the other is cancelled.
+private final class DeadlineRace<T: Sendable>: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<T, any Error>?, timer: Task<Void, Never>?, work: Task<Void, Never>?)>((nil, nil, nil))
+
+    func start(
+        _ continuation: CheckedContinuation<T, any Error>, seconds: Double, what: String,
+        _ body: @escaping @Sendable () async throws -> T
+    ) {
+        state.withLock { $0.continuation = continuation }
+        let work = Task {
+            do { self.finish(.success(try await body())) } catch { self.finish(.failure(error)) }
         }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else { throw DeadlineExceeded(what: what) }
-        return value
+        let timer = Task {
+            do { try await Task.sleep(for: .milliseconds(Int(seconds * 1000))) } catch { return }
+            self.finish(.failure(DeadlineExceeded(what: what)))
+        }
+        state.withLock {
+            $0.work = work
+            $0.timer = timer
+        }
+    }
+
+    private func finish(_ result: Result<T, any Error>) {
+        let (continuation, work, timer) = state.withLock { state in
+            defer { state.continuation = nil }
+            return (state.continuation, state.work, state.timer)
+        }
+        guard let continuation else { return }
+        continuation.resume(with: result)
+        work?.cancel()
+        timer?.cancel()
     }
 }
