@@ -47,6 +47,15 @@ extension ATTClient {
         return ATTSubscription { [weak self] in self?.unregister(id) }
     }
 
+    /// Waits until the bearer closes (by either side) and returns why: at once when it
+    /// already has; nil when the waiting task is cancelled first.
+    public func closure() async -> ATTBearerError? {
+        // 0x0000 is never a valid attribute handle (Core 5.4 Vol 3 Part F 3.2.2): this
+        // stream carries no value, it only ends.
+        for await _ in values(handle: 0x0000, bufferingPolicy: .bufferingNewest(1)) {}
+        return closedReason
+    }
+
     /// Live subscriptions (streams and handlers), to check none leak.
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 

@@ -1,8 +1,10 @@
 import ATT
+import Bonding
 import BluetoothCore
 import HCI
 import HCITransport
 import L2CAP
+import SMP
 import Synchronization
 
 /// One controller in the central role: what CoreBluetooth's `CBCentralManager` is, with
@@ -10,42 +12,87 @@ import Synchronization
 ///
 /// | CoreBluetooth | BareBLE |
 /// | --- | --- |
-/// | `CBCentralManager(delegate:queue:)` | ``Central/open(_:capture:)`` or ``Central/init(controller:)``, then ``powerOn()`` |
+/// | `CBCentralManager(delegate:queue:)` | ``Central/open(_:capture:security:)`` or ``Central/init(controller:cache:security:)``, then ``powerOn()`` |
 /// | `state`, `centralManagerDidUpdateState` | ``state``, ``stateUpdates()`` |
 /// | `scanForPeripherals(withServices:)` | ``scan(matching:parameters:)`` (an AsyncSequence) |
-/// | `connect(_:)`, `didConnect` | ``connect(to:parameters:options:timeout:)`` returns the ``Peripheral`` |
+/// | `connect(_:)`, `didConnect` | ``connect(to:parameters:options:timeout:mtu:)`` returns the ``Peripheral`` |
 /// | `retrievePeripherals(withIdentifiers:)` | ``knownPeripherals`` (peers whose database is remembered) |
 /// | `cancelPeripheralConnection(_:)` | ``Peripheral/disconnect()`` |
+/// | pairing when a characteristic needs it | ``security`` (``SecurityPolicy``), ``Peripheral/pair()`` |
 ///
-/// The Central owns the layers every connection shares: the ``HCIController``, L2CAP's
-/// ``ChannelManager`` (created first, because it takes every ACL packet) and the
-/// ``Connector``. Each ``Peripheral`` gets its own ATT bearer, ATT client and GATT client.
-/// It also remembers each peer's GATT database with its Database Hash (``cache``), so a
-/// reconnect to an unchanged peer skips discovery.
+/// Two ways to reach a peer, chosen by the transport:
+/// - BareBLE's own host (user channel `hci:N`, H4, the virtual radio): the Central owns
+///   L2CAP's ``ChannelManager`` (created first, because it takes every ACL packet) and the
+///   ``Connector``; SMP runs per link, bonds go to ``SecurityPolicy/bonds``.
+/// - Beside the kernel (`hci-raw:N`): scanning stays ours, but connections are the
+///   kernel's: each ``Peripheral`` talks ATT over the kernel's L2CAP LE socket, and the
+///   kernel pairs when the link's security is raised. ``channels`` and ``connector`` are
+///   nil, so nothing of ours answers for the kernel's links.
+///
+/// Either way each ``Peripheral`` gets its own ATT client and GATT client, and the Central
+/// remembers each peer's GATT database with its Database Hash (``cache``), so a reconnect
+/// to an unchanged peer skips discovery.
 public final class Central: Sendable {
     public let controller: HCIController
-    public let channels: ChannelManager
-    public let connector: Connector
+    private let links: Links
     public let scanner: Scanner
-    /// Discovered databases per peer, kept for the Central's lifetime.
+    /// Discovered databases per peer (by identity when bonded), kept for the Central's lifetime.
     public let cache: GATTCache
+    private let policy: Mutex<SecurityPolicy>
+    /// Repeated-attempts backoff shared by every link of this Central.
+    let attempts = RepeatedAttemptsRecord()
+
+    /// Who makes this Central's connections.
+    private enum Links: Sendable {
+        case host(ChannelManager, Connector)
+        /// The kernel, on adapter hciN.
+        case kernel(adapter: Int)
+    }
+
+    /// Our L2CAP; nil beside the kernel (`hci-raw:N`).
+    public var channels: ChannelManager? {
+        if case let .host(channels, _) = links { channels } else { nil }
+    }
+
+    /// Our connection maker; nil beside the kernel (`hci-raw:N`).
+    public var connector: Connector? {
+        if case let .host(_, connector) = links { connector } else { nil }
+    }
+
+    /// The kernel's adapter index when connections go through the kernel (`hci-raw:N`).
+    public var kernelAdapter: Int? {
+        if case let .kernel(adapter) = links { adapter } else { nil }
+    }
 
     /// Wraps a started controller (``HCIController/start()`` done, powered on or not).
-    public init(controller: HCIController, cache: GATTCache = GATTCache()) {
+    public init(controller: HCIController, cache: GATTCache = GATTCache(), security: SecurityPolicy = SecurityPolicy()) {
         self.controller = controller
-        channels = ChannelManager(controller: controller)
-        connector = Connector(controller: controller)
+        if let adapter = controller.transport.kernelAdapter {
+            links = .kernel(adapter: adapter)
+        } else {
+            // L2CAP first: it must see each connection before the Connector hands it out.
+            let channels = ChannelManager(controller: controller)
+            links = .host(channels, Connector(controller: controller))
+        }
         scanner = Scanner(controller: controller)
         self.cache = cache
+        policy = Mutex(security)
+    }
+
+    /// How links are secured; connections made from now on use it.
+    public var security: SecurityPolicy {
+        get { policy.withLock { $0 } }
+        set { policy.withLock { $0 = newValue } }
     }
 
     /// Opens the transport `spec` names (recording it to `capture` when given) and starts
     /// the controller's driver; call ``powerOn()`` next.
-    public static func open(_ spec: TransportSpec, capture: BTSnoopWriter? = nil) throws(TransportError) -> Central {
-        Central(controller: try HCIController.open(spec, capture: capture))
+    public static func open(_ spec: TransportSpec, capture: BTSnoopWriter? = nil, security: SecurityPolicy = SecurityPolicy()) throws(TransportError) -> Central {
+        Central(controller: try HCIController.open(spec, capture: capture), security: security)
     }
 
-    /// Brings the controller up (Reset, event masks, buffer sizes, features).
+    /// Brings the controller up (Reset, event masks, buffer sizes, features; beside the
+    /// kernel only what may be read without disturbing it).
     @discardableResult
     public func powerOn() async throws(HCIError) -> ControllerInfo {
         try await controller.powerOn()
@@ -65,11 +112,14 @@ public final class Central: Sendable {
     // MARK: Connecting
 
     /// Connects to `peer` as central and returns its ``Peripheral`` with the ATT MTU
-    /// exchanged (517 offered). The GATT database is not discovered yet: call
-    /// ``Peripheral/discoverServices()``.
+    /// exchanged (517 offered, or the kernel socket's limit). A peer with a stored bond
+    /// gets its link encrypted first, so characteristics that need encryption read on
+    /// the first try; a bond the peer lost fails here with
+    /// ``PeripheralError/security(_:)`` (re-encryption failed), never as a plaintext link.
+    /// The GATT database is not discovered yet: call ``Peripheral/discoverServices()``.
     ///
-    /// Pairing hook: once SMP exists, a bonded peer's link will be encrypted here, before
-    /// the MTU exchange, so characteristics that need encryption read on the first try.
+    /// Beside the kernel, `parameters` and `options` are the kernel's to choose and are
+    /// not used; `timeout` bounds the socket's connect.
     public func connect(
         to peer: DeviceAddress,
         parameters: ConnectionParameters = .default,
@@ -77,20 +127,46 @@ public final class Central: Sendable {
         timeout: Duration = .seconds(10),
         mtu: UInt16 = ATTConstants.defaultClientMTU
     ) async throws(PeripheralError) -> Peripheral {
-        let connection: Connection
-        do {
-            connection = try await connector.connect(to: peer, parameters: parameters, options: options, timeout: timeout)
-        } catch {
-            throw .connection(error)
+        let link: any PeripheralLink
+        let security = self.security
+        switch links {
+        case let .kernel(adapter):
+            do {
+                let socket = try await KernelL2CAPSocket.connect(to: peer, adapter: adapter, security: .low, timeout: timeout)
+                link = KernelLink(socket: socket, pairing: security.pairing)
+            } catch {
+                throw .kernelSocket(error)
+            }
+        case let .host(channels, connector):
+            let connection: Connection
+            do {
+                connection = try await connector.connect(to: peer, parameters: parameters, options: options, timeout: timeout)
+            } catch {
+                throw .connection(error)
+            }
+            do {
+                let host = try HostLink(connection: connection, channels: channels, policy: security, attempts: attempts)
+                _ = try await host.encryptWithBond()
+                link = host
+            } catch {
+                try? await connection.disconnect()
+                throw error
+            }
         }
-        let peripheral = Peripheral(central: self, connection: connection)
+        let peripheral = Peripheral(central: self, link: link)
         do {
             try await peripheral.exchangeMTU(mtu)
         } catch {
-            try? await connection.disconnect()
+            try? await peripheral.disconnect()
             throw error
         }
         return peripheral
+    }
+
+    /// The identity a peer is known by: the bonded identity its address resolves to (an
+    /// RPA with a stored IRK), else the address itself.
+    func identity(of peer: DeviceAddress) -> DeviceAddress {
+        security.bonds?.bond(for: peer)?.peer ?? peer
     }
 
     /// The peers whose database this Central remembers, as `retrievePeripherals` would

@@ -17,7 +17,7 @@ extension Peripheral {
     /// and, unchanged, no discovery request is sent at all. Subscribes to Service Changed.
     @discardableResult
     public func discoverServices(_ uuids: [BluetoothUUID]? = nil) async throws(PeripheralError) -> [Service] {
-        let remembered = central.cache.database(for: identifier)
+        let remembered = central.cache.database(for: identity)
         let database: GATTDatabase
         do { database = try await gatt.discover(remembered: remembered) } catch { throw .gatt(error) }
         let services = adopt(database)
@@ -58,7 +58,7 @@ extension Peripheral {
     /// object whose declaration is unchanged is kept, so its last value survives.
     @discardableResult
     func adopt(_ database: GATTDatabase) -> [Service] {
-        central.cache.remember(database, for: identifier)
+        central.cache.remember(database, for: identity)
         discovered.withLock { $0 = database }
         return objects.withLock { objects in
             var previous: [UInt16: Characteristic] = [:]
@@ -127,8 +127,9 @@ extension Peripheral {
     /// ``Characteristic/value``.
     @discardableResult
     public func readValue(for characteristic: Characteristic) async throws(PeripheralError) -> [UInt8] {
-        let value: [UInt8]
-        do { value = try await gatt.readValue(characteristic.valueHandle) } catch { throw .gatt(error) }
+        let value = try await securing { () throws(PeripheralError) in
+            do throws(GATTError) { return try await gatt.readValue(characteristic.valueHandle) } catch { throw .gatt(error) }
+        }
         characteristic.store(value)
         return value
     }
@@ -136,8 +137,9 @@ extension Peripheral {
     /// Reads a descriptor's value and keeps it as ``Descriptor/value``.
     @discardableResult
     public func readValue(for descriptor: Descriptor) async throws(PeripheralError) -> [UInt8] {
-        let value: [UInt8]
-        do { value = try await gatt.readValue(descriptor.handle) } catch { throw .gatt(error) }
+        let value = try await securing { () throws(PeripheralError) in
+            do throws(GATTError) { return try await gatt.readValue(descriptor.handle) } catch { throw .gatt(error) }
+        }
         descriptor.store(value)
         return value
     }
@@ -150,19 +152,23 @@ extension Peripheral {
         guard value.count <= limit else {
             throw .notSupported("a value of \(value.count) bytes is longer than \(limit), the most one write \(type == .withResponse ? "with" : "without") response carries here")
         }
-        do {
-            switch type {
-            case .withResponse: try await gatt.writeValue(characteristic.valueHandle, value: value)
-            case .withoutResponse: try await gatt.writeWithoutResponse(characteristic.valueHandle, value: value)
+        try await securing { () throws(PeripheralError) in
+            do throws(GATTError) {
+                switch type {
+                case .withResponse: try await gatt.writeValue(characteristic.valueHandle, value: value)
+                case .withoutResponse: try await gatt.writeWithoutResponse(characteristic.valueHandle, value: value)
+                }
+            } catch {
+                throw .gatt(error)
             }
-        } catch {
-            throw .gatt(error)
         }
     }
 
     /// Writes a descriptor's value (with a response).
     public func writeValue(_ value: [UInt8], for descriptor: Descriptor) async throws(PeripheralError) {
-        do { try await gatt.writeValue(descriptor.handle, value: value) } catch { throw .gatt(error) }
+        try await securing { () throws(PeripheralError) in
+            do throws(GATTError) { try await gatt.writeValue(descriptor.handle, value: value) } catch { throw .gatt(error) }
+        }
         descriptor.store(value)
     }
 
@@ -184,8 +190,9 @@ extension Peripheral {
         } else {
             configuration = .notification
         }
-        let values: AsyncStream<[UInt8]>
-        do { values = try await gatt.subscribe(to: characteristic.declaration, configuration: configuration) } catch { throw .gatt(error) }
+        let values = try await securing { () throws(PeripheralError) in
+            do throws(GATTError) { return try await gatt.subscribe(to: characteristic.declaration, configuration: configuration) } catch { throw .gatt(error) }
+        }
         characteristic.setNotifying(true)
         let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
         let forward = Task {

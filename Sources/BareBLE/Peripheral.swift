@@ -3,20 +3,25 @@ import BluetoothCore
 import GATT
 import HCI
 import L2CAP
+import SMP
 import Synchronization
 
 /// A connected peer (`CBPeripheral`): its link, its ATT MTU, and its GATT database as
 /// ``Service``, ``Characteristic`` and ``Descriptor`` objects. Made by
 /// ``Central/connect(to:parameters:options:timeout:mtu:)``.
 ///
-/// Wiring per connection: the HCI ``Connection``, an ``L2CAPBearer`` on the ATT fixed
-/// channel (which drops the link when ATT declares the bearer dead), an ``ATTClient`` and
-/// a ``GATTClient``. When the link ends, every pending operation fails at once with
-/// ``PeripheralError/gatt(_:)`` whose ``PeripheralError/disconnectReason`` is the HCI
-/// reason, and notification streams end.
+/// Wiring per connection: the link (our HCI ``Connection`` with an ``L2CAPBearer`` on the
+/// ATT fixed channel and SMP, or the kernel's L2CAP ATT socket on `hci-raw:N`), an
+/// ``ATTClient`` and a ``GATTClient``. When the link ends, every pending operation fails
+/// at once with ``PeripheralError/gatt(_:)`` whose ``PeripheralError/disconnectReason`` is
+/// the HCI reason, and notification streams end.
+///
+/// Security: a read, write or subscription the peer refuses for want of encryption or
+/// authentication raises the link's security and is retried once, when the Central's
+/// ``SecurityPolicy/pairsWhenRequired`` allows (the default); ``pair()`` pairs on demand.
 public final class Peripheral: Sendable, CustomStringConvertible {
     public let central: Central
-    public let connection: Connection
+    let link: any PeripheralLink
     public let att: ATTClient
     public let gatt: GATTClient
     let objects = Mutex<[Service]>([])
@@ -25,13 +30,11 @@ public final class Peripheral: Sendable, CustomStringConvertible {
     private let changesContinuation: AsyncStream<[Service]>.Continuation
     private let watcher = Mutex<[Task<Void, Never>]>([])
 
-    init(central: Central, connection: Connection) {
+    init(central: Central, link: any PeripheralLink) {
         self.central = central
-        self.connection = connection
-        let bearer = L2CAPBearer(manager: central.channels, connection: connection.handle) { [connection] reason in
-            try? await connection.disconnect(reason: reason)
-        }
-        att = ATTClient(bearer: bearer)
+        self.link = link
+        att = ATTClient(bearer: link.bearer)
+        (link as? KernelLink)?.attach(att)
         gatt = GATTClient(att: att)
         (changes, changesContinuation) = AsyncStream.makeStream(of: [Service].self, bufferingPolicy: .bufferingNewest(8))
         let updates = gatt.databaseChanges
@@ -47,8 +50,8 @@ public final class Peripheral: Sendable, CustomStringConvertible {
             continuation.finish()
         }
         // No change can come once the link is gone: the stream ends with it.
-        let ending = Task { [connection] in
-            _ = try? await connection.disconnection()
+        let ending = Task { [link] in
+            _ = try? await link.disconnection()
             continuation.finish()
             task.cancel()
         }
@@ -58,11 +61,18 @@ public final class Peripheral: Sendable, CustomStringConvertible {
     deinit {
         watcher.withLock { tasks in for task in tasks { task.cancel() } }
         changesContinuation.finish()
+        link.close()
     }
 
-    /// The peer's address: a Bluetooth LE peripheral's identity on this stack, where
-    /// CoreBluetooth would give an opaque UUID.
-    public var identifier: DeviceAddress { connection.peer }
+    /// The peer's address on this link: a Bluetooth LE peripheral's identity on this
+    /// stack, where CoreBluetooth would give an opaque UUID.
+    public var identifier: DeviceAddress { link.peer }
+    /// The identity the peer is known by: its bonded identity address when this address
+    /// resolves to a stored bond (an RPA), else ``identifier``. The GATT cache is keyed by it.
+    public var identity: DeviceAddress { central.identity(of: link.peer) }
+    /// The HCI connection when BareBLE's own host made the link (timing, PHY, data length,
+    /// encryption); nil beside the kernel (`hci-raw:N`), where the kernel owns it.
+    public var connection: Connection? { link.connection }
     /// The GAP Device Name (0x2A00) once read (``Peripheral/readValue(for:)`` or an
     /// explore); nil before.
     public var name: String? {
@@ -75,12 +85,11 @@ public final class Peripheral: Sendable, CustomStringConvertible {
         case disconnected(HCIErrorCode?)
     }
 
-    public var state: State { connection.isConnected ? .connected : .disconnected(connection.disconnectReason) }
+    public var state: State { link.isConnected ? .connected : .disconnected(link.disconnectReason) }
     /// The ATT_MTU agreed at connection.
     public var mtu: UInt16 { att.mtu }
-    public var timing: ConnectionTiming { connection.timing }
-    public var phy: ConnectionPHY { connection.phy }
-    public var dataLength: DataLength { connection.dataLength }
+    /// Whether the link is encrypted now.
+    public var isEncrypted: Bool { link.isEncrypted }
 
     public enum WriteType: Sendable, Hashable {
         /// Write Request (Prepare/Execute Write when longer than ATT_MTU - 3): confirmed.
@@ -110,14 +119,34 @@ public final class Peripheral: Sendable, CustomStringConvertible {
     /// Ends the connection, after everything queued for it was handed to the controller,
     /// and waits for Disconnection Complete (0x13 is what the peer is told).
     public func disconnect() async throws(PeripheralError) {
-        // Write Commands only queue in L2CAP: let them reach the controller first.
-        await central.channels.waitUntilSent(connection: connection.handle)
-        do { try await connection.disconnect() } catch { throw .connection(error) }
+        try await link.disconnect()
     }
 
     /// Waits for the link to end, by either side; the reason.
     public func disconnection() async throws(PeripheralError) -> HCIErrorCode {
-        do { return try await connection.disconnection() } catch { throw .connection(error) }
+        try await link.disconnection()
+    }
+
+    // MARK: Security
+
+    /// Pairs now, as `CBPeripheral` does when a characteristic needs it, but on demand:
+    /// our SMP with the Central's ``SecurityPolicy`` (the bond saved when it bonds), or
+    /// beside the kernel, the kernel pairs to the level the policy asks for.
+    @discardableResult
+    public func pair() async throws(PeripheralError) -> SecurityOutcome {
+        try await link.secure(explicit: true)
+    }
+
+    /// Runs `operation`; when the peer refuses it for want of security and the policy
+    /// allows, raises the link's security (a stored bond's key, else pairing) and runs it
+    /// once more. A second refusal is the caller's.
+    func securing<Value: Sendable>(_ operation: () async throws(PeripheralError) -> Value) async throws(PeripheralError) -> Value {
+        do {
+            return try await operation()
+        } catch where error.needsPairing && central.security.pairsWhenRequired {
+            _ = try await link.secure(explicit: false)
+            return try await operation()
+        }
     }
 
     func exchangeMTU(_ mtu: UInt16) async throws(PeripheralError) {

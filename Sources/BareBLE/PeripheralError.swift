@@ -1,7 +1,10 @@
 import ATT
 import BluetoothCore
+import Bonding
 import GATT
 import HCI
+import L2CAP
+import SMP
 
 /// Why an operation on a ``Peripheral`` (or connecting to one) did not complete. The lower
 /// layers' errors are kept whole; the accessors answer the questions a program asks.
@@ -17,6 +20,16 @@ public enum PeripheralError: Error, Sendable, Equatable, CustomStringConvertible
     case unknownAttribute(String)
     /// The characteristic cannot do what was asked; the text says why.
     case notSupported(String)
+    /// Pairing or encryption failed (our SMP): refused with a reason, timed out, or the
+    /// stored bond's key did not work (``PairingError/reencryptionFailed(_:)``: the link is
+    /// never left silently unencrypted).
+    case security(PairingError)
+    /// The kernel's L2CAP socket could not connect, secure the link or carry data
+    /// (`hci-raw:N`).
+    case kernelSocket(KernelSocketError)
+    /// Pairing succeeded but its bond could not be written; the link is secured for now
+    /// only.
+    case bondNotSaved(BondStoreError)
 
     /// The ATT Error Response code, when the server refused.
     public var errorCode: ATTErrorCode? {
@@ -29,6 +42,7 @@ public enum PeripheralError: Error, Sendable, Equatable, CustomStringConvertible
         switch self {
         case .gatt(.att(.bearerClosed(.disconnected(let reason)))): HCIErrorCode(rawValue: reason)
         case .connection(.disconnected(let reason)): reason
+        case .security(.disconnected(let reason)): reason
         default: nil
         }
     }
@@ -44,10 +58,13 @@ public enum PeripheralError: Error, Sendable, Equatable, CustomStringConvertible
         switch self {
         case .connection(let error): "\(error)"
         case .gatt(let error) where needsPairing:
-            "\(error): the peer allows this only over an encrypted link; pair with it first (BareBLE cannot pair yet)"
+            "\(error): the peer allows this only over an encrypted link: pair with it first (`bareble-central pair`, or Peripheral.pair())"
         case .gatt(let error): "\(error)"
         case .unknownAttribute(let what): "\(what) is not in this peripheral's database: discover services again"
         case .notSupported(let why): why
+        case .security(let error): "\(error)"
+        case .kernelSocket(let error): "\(error)"
+        case .bondNotSaved(let error): "paired, but the bond was not saved: \(error)"
         }
     }
 }

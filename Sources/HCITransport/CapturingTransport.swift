@@ -11,7 +11,7 @@ public final class CapturingTransport: HCITransport {
     }
 
     public var name: String { base.name }
-    public var sharesControllerWithKernel: Bool { base.sharesControllerWithKernel }
+    public var kernelAdapter: Int? { base.kernelAdapter }
 
     public func start(
         receive: @escaping @Sendable (HCIPacket) -> Void,

@@ -17,7 +17,7 @@ public final class DescriptorTransport: HCITransport {
     public let framing: Framing
     /// How long `send` waits for the descriptor to take a frame.
     public let sendTimeout: Duration
-    public let sharesControllerWithKernel: Bool
+    public let kernelAdapter: Int?
 
     private let loop: DescriptorLoop
     private let counters = Mutex(H4Framer.Statistics())
@@ -33,11 +33,11 @@ public final class DescriptorTransport: HCITransport {
         return DescriptorTransport(loop: loop, framing: .stream(framing))
     }
 
-    init(loop: DescriptorLoop, framing: Framing, sendTimeout: Duration = .seconds(2), sharesControllerWithKernel: Bool = false) {
+    init(loop: DescriptorLoop, framing: Framing, sendTimeout: Duration = .seconds(2), kernelAdapter: Int? = nil) {
         self.loop = loop
         self.framing = framing
         self.sendTimeout = sendTimeout
-        self.sharesControllerWithKernel = sharesControllerWithKernel
+        self.kernelAdapter = kernelAdapter
     }
 
     /// What the reader had to skip to stay aligned (stream framing), or the frames a

@@ -33,7 +33,7 @@ public enum HCISocketTransport {
             throw TransportError.from(errno: code, operation: .setFilter, spec: spec, context: .current())
         }
         let loop = try DescriptorLoop(fd: fd, spec: spec, name: spec.description, isSocket: true)
-        return DescriptorTransport(loop: loop, framing: .packetPerRead, sharesControllerWithKernel: true)
+        return DescriptorTransport(loop: loop, framing: .packetPerRead, kernelAdapter: index)
     }
 }
 

@@ -21,12 +21,17 @@ public protocol HCITransport: AnyObject, Sendable {
     /// Stops the reader thread and closes the descriptor. Idempotent.
     func close()
 
-    /// True when the kernel's own Bluetooth stack keeps driving the controller beside us
-    /// (`hci-raw:N`): then the host must not reset it or change its event masks, and must
-    /// undo what it switched on (scanning, advertising) before it lets go.
-    var sharesControllerWithKernel: Bool { get }
+    /// The adapter index N when the kernel's own Bluetooth stack keeps driving the
+    /// controller beside us (`hci-raw:N`): then the host must not reset it or change its
+    /// event masks, must undo what it switched on (scanning, advertising) before it lets
+    /// go, and makes connections through the kernel's sockets on that adapter. Nil for
+    /// every transport that gives us the controller alone.
+    var kernelAdapter: Int? { get }
 }
 
 extension HCITransport {
-    public var sharesControllerWithKernel: Bool { false }
+    public var kernelAdapter: Int? { nil }
+
+    /// True on `hci-raw:N` (``kernelAdapter`` is set).
+    public var sharesControllerWithKernel: Bool { kernelAdapter != nil }
 }

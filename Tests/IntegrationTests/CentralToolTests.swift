@@ -25,6 +25,8 @@ import TestSupport
         process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
         merged.removeValue(forKey: "BAREBLE_TRANSPORT")
+        // Bonds a tool saves land in the test's own state directory, never the user's.
+        merged["XDG_STATE_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-tests-\(getpid())-state").path
         for (key, value) in environment { merged[key] = value }
         process.environment = merged
         let output = Pipe()

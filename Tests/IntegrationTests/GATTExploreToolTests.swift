@@ -13,7 +13,7 @@ import TestSupport
         let harness = try Self.harness.get()
         let defined = try await harness.waitForEvent("gatt-database") { $0["peer"] as? String == "peripheral" }
         let capture = RadioPeripheral.temporaryPath("explore.btsnoop")
-        let result = try await RadioPeripheral.central(["explore", RadioPeripheral.address, "--json", "--btsnoop", capture] + RadioPeripheral.transport(harness))
+        let result = try await RadioPeripheral.central(["explore", RadioPeripheral.address, "--json", "--no-auto-pair", "--btsnoop", capture] + RadioPeripheral.transport(harness))
         #expect(result.status == 0, "\(result.errors)")
         let explored = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
 
@@ -62,7 +62,7 @@ import TestSupport
                     // Not read: the explorer lists it without a value.
                     #expect(characteristic["value"] is NSNull, "\(uuid)")
                 } else if permissions.contains("READ_REQUIRES_ENCRYPTION") {
-                    // Unpaired: Insufficient Authentication (0x05), as the radio documents.
+                    // Unpaired (--no-auto-pair): Insufficient Authentication (0x05), as the radio documents.
                     #expect(characteristic["value"] is NSNull, "\(uuid)")
                     #expect(characteristic["errorCode"] as? Int == 0x05, "\(uuid)")
                     #expect((characteristic["error"] as? String)?.contains("pair first") == true, "\(uuid)")
@@ -125,9 +125,21 @@ import TestSupport
 
     @Test func readingTheEncryptedCharacteristicSaysToPair() async throws {
         let harness = try Self.harness.get()
-        let result = try await RadioPeripheral.central(["read", RadioPeripheral.address, RadioPeripheral.encrypted] + RadioPeripheral.transport(harness))
+        let result = try await RadioPeripheral.central(["read", RadioPeripheral.address, RadioPeripheral.encrypted, "--no-auto-pair"] + RadioPeripheral.transport(harness))
         #expect(result.status != 0)
         #expect(result.errors.contains("Insufficient Authentication"), "\(result.errors)")
-        #expect(result.errors.contains("needs an encrypted link: pair first (`bareble-central pair`, coming)"), "\(result.errors)")
+        #expect(result.errors.contains("needs an encrypted link: pair first (`bareble-central pair`), or leave out --no-auto-pair"), "\(result.errors)")
+    }
+
+    /// Without --no-auto-pair the refusal makes the tool pair (Just Works with the radio's
+    /// peer) and read again: the value arrives.
+    @Test func readingTheEncryptedCharacteristicPairsAndReads() async throws {
+        let harness = try Self.harness.get()
+        let bonds = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-explore-bonds-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: bonds) }
+        let result = try await RadioPeripheral.central(
+            ["read", RadioPeripheral.address, RadioPeripheral.encrypted, "--bond-dir", bonds] + RadioPeripheral.transport(harness))
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output.contains("736563726574"), "the value \"secret\": \(result.output)")
     }
 }

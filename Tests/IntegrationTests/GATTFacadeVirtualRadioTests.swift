@@ -1,6 +1,7 @@
 import ATT
 import BareBLE
 import BluetoothCore
+import Bonding
 import Foundation
 import GATT
 import HCI
@@ -15,15 +16,15 @@ import TestSupport
     static let harness = Result { try RadioHarness(arguments: ["--tcp", "--peripheral"]) }
     static let peripheral = DeviceAddress(BluetoothAddress(0xC44B_4D00_0001), type: .random)
 
-    func openCentral(_ harness: RadioHarness) async throws -> Central {
-        let central = try Central.open(.tcp(host: "127.0.0.1", port: harness.radio.tcpPort))
+    func openCentral(_ harness: RadioHarness, security: SecurityPolicy = SecurityPolicy()) async throws -> Central {
+        let central = try Central.open(.tcp(host: "127.0.0.1", port: harness.radio.tcpPort), security: security)
         try await central.powerOn()
         return central
     }
 
     /// A fresh Central connected to the peripheral, its database discovered.
-    func discovered(_ harness: RadioHarness) async throws -> (Central, Peripheral) {
-        let central = try await openCentral(harness)
+    func discovered(_ harness: RadioHarness, security: SecurityPolicy = SecurityPolicy()) async throws -> (Central, Peripheral) {
+        let central = try await openCentral(harness, security: security)
         let peripheral = try await central.connect(to: Self.peripheral, timeout: .seconds(5))
         try await peripheral.discoverServices()
         return (central, peripheral)
@@ -99,7 +100,7 @@ import TestSupport
 
     @Test func theEncryptedCharacteristicFailsWithATypedErrorThatAsksForPairing() async throws {
         let harness = try Self.harness.get()
-        let (central, peripheral) = try await discovered(harness)
+        let (central, peripheral) = try await discovered(harness, security: SecurityPolicy(pairsWhenRequired: false))
         defer { central.close() }
         let secret = try characteristic("0007", of: peripheral)
         do {
@@ -115,6 +116,38 @@ import TestSupport
         }
         #expect(secret.value == nil)
         try await peripheral.disconnect()
+    }
+
+    /// The default policy: the refused read pairs (Just Works with the radio's peer) and is
+    /// retried; the bond lands in the store; a reconnect is encrypted with it before the
+    /// first read, and that read needs no pairing.
+    @Test func theEncryptedCharacteristicPairsOnceAndTheBondEncryptsTheReconnect() async throws {
+        let harness = try Self.harness.get()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-facade-bonds-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The store's identity is this controller's address, learnt once it is on.
+        let central = try await openCentral(harness)
+        defer { central.close() }
+        let address = try #require(central.controller.info?.address)
+        let bonds = try BondStore(directory: directory, identity: .public(address))
+        central.security = SecurityPolicy(bonds: bonds)
+        let peripheral = try await central.connect(to: Self.peripheral, timeout: .seconds(5))
+        try await peripheral.discoverServices()
+        #expect(!peripheral.isEncrypted)
+        let secret = try characteristic("0007", of: peripheral)
+        #expect(try await peripheral.readValue(for: secret) == Array("secret".utf8))
+        #expect(peripheral.isEncrypted)
+        let bond = try #require(bonds.bond(for: Self.peripheral), "the pairing's bond was saved: \(bonds.bonds)")
+        #expect(bond.peerKeys.longTermKey != nil)
+        #expect(bond.localKeys.identityResolvingKey == bonds.local.identityResolvingKey, "our IRK was distributed")
+        try await peripheral.disconnect()
+
+        let again = try await central.connect(to: Self.peripheral, timeout: .seconds(5))
+        #expect(again.isEncrypted, "encrypted with the bond at connect")
+        try await again.discoverServices()
+        let secretAgain = try characteristic("0007", of: again)
+        #expect(try await again.readValue(for: secretAgain) == Array("secret".utf8))
+        try await again.disconnect()
     }
 
     @Test func thePeerDisconnectingFailsPendingOperationsWithTheHCIReason() async throws {

@@ -43,22 +43,31 @@ struct Connect: AsyncParsableCommand {
         let options = ConnectionOptions(dataLength: dataLength, prefer2MPHY: prefer2M)
         let peripheral = try await device.connect(options: options) { _, peripheral in
             var remote: LEFeatures?
-            if features {
+            if features, let connection = peripheral.connection {
                 do {
-                    remote = try await peripheral.connection.readRemoteFeatures()
+                    remote = try await connection.readRemoteFeatures()
                 } catch {
                     printError("could not read the peer's features: \(error)")
                 }
+            } else if peripheral.connection == nil, features || options != .none {
+                printError("the kernel made this link (hci-raw): --features, --data-length and --2m need hci:N")
             }
             writeOut(json ? Self.json(peripheral, remote).text + "\n" : Self.text(peripheral, remote) + "\n")
             if hold > 0 { await StopRequest.wait(upTo: hold) }
             return peripheral
         }
-        if !json { writeOut("disconnected: \(peripheral.connection.disconnectReason.map { "\($0)" } ?? "unknown reason")\n") }
+        if !json, case let .disconnected(reason) = peripheral.state {
+            writeOut("disconnected: \(reason.map { "\($0)" } ?? "unknown reason")\n")
+        }
     }
 
     static func text(_ peripheral: Peripheral, _ features: LEFeatures?) -> String {
-        let connection = peripheral.connection
+        guard let connection = peripheral.connection else {
+            return [
+                "connected to \(peripheral.identifier) through the kernel's L2CAP socket (hci-raw): the kernel chose the link's timing",
+                "  ATT MTU              \(peripheral.mtu)",
+            ].joined(separator: "\n")
+        }
         let timing = connection.timing
         var lines = [
             "connected to \(connection.peer)",
@@ -76,7 +85,14 @@ struct Connect: AsyncParsableCommand {
     }
 
     static func json(_ peripheral: Peripheral, _ features: LEFeatures?) -> JSONValue {
-        let connection = peripheral.connection
+        guard let connection = peripheral.connection else {
+            return .object([
+                ("address", .string(peripheral.identifier.address.description)),
+                ("addressType", .string(peripheral.identifier.type.description)),
+                ("link", .string("kernel")),
+                ("mtu", .int(Int(peripheral.mtu))),
+            ])
+        }
         let timing = connection.timing
         let length = connection.dataLength
         var members: [(String, JSONValue)] = [

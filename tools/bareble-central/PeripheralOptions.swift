@@ -10,6 +10,7 @@ import ToolSupport
 /// disconnects and closes.
 struct PeripheralOptions: ParsableArguments {
     @OptionGroup var transport: TransportOptions
+    @OptionGroup var pairing: PairingOptions
 
     @Argument(help: "The device: AA:BB:CC:DD:EE:FF[/public|/random]; without the suffix the type is found by scanning.")
     var address: String
@@ -34,17 +35,20 @@ struct PeripheralOptions: ParsableArguments {
 
     static func duration(_ seconds: Double) -> Duration { .milliseconds(Int64((seconds * 1000).rounded())) }
 
-    /// Opens the controller, powers it on and returns the Central.
+    /// Opens the controller, powers it on and returns the Central, with the bond store of
+    /// the controller's address.
     func openCentral() async throws -> Central {
         let directory = gattCache ?? getenv("BAREBLE_GATT_CACHE").map { String(cString: $0) }
-        let central = Central(controller: try transport.openController(), cache: GATTCache(directory: directory))
+        let controller = try transport.openController()
         do {
-            try await central.powerOn()
+            let info: ControllerInfo
+            do { info = try await controller.powerOn() } catch { throw ToolError(error.description) }
+            let policy = try pairing.policy(address: info.address, kernel: controller.transport.sharesControllerWithKernel)
+            return Central(controller: controller, cache: GATTCache(directory: directory), security: policy)
         } catch {
-            central.close()
-            throw ToolError(error.description)
+            controller.close()
+            throw error
         }
-        return central
     }
 
     /// The address as given, or with the type learnt from its advertisements.
@@ -88,7 +92,7 @@ struct PeripheralOptions: ParsableArguments {
 func userMessage(_ error: PeripheralError, doing what: String? = nil) -> String {
     let prefix = what.map { "\($0): " } ?? ""
     if error.needsPairing, let code = error.errorCode {
-        return prefix + "the peer answered \(code): this characteristic needs an encrypted link: pair first (`bareble-central pair`, coming)"
+        return prefix + "the peer answered \(code): this characteristic needs an encrypted link: pair first (`bareble-central pair`), or leave out --no-auto-pair"
     }
     if let reason = error.disconnectReason {
         return prefix + "the link ended (\(reason)): connect again"

@@ -2,6 +2,7 @@ import ArgumentParser
 import BareBLE
 import BluetoothCore
 import Glibc
+import HCI
 import ToolSupport
 
 /// `bareble-central subscribe ADDR CHAR`: one line per notified or indicated value.
@@ -77,7 +78,9 @@ struct Subscribe: AsyncParsableCommand {
                 }
                 return "unsubscribed after \(received) values"
             }
-            return "the link ended after \(received) values (\(peripheral.connection.disconnectReason.map { "\($0)" } ?? "transport closed"))"
+            var reason: HCIErrorCode?
+            if case let .disconnected(ended) = peripheral.state { reason = ended }
+            return "the link ended after \(received) values (\(reason.map { "\($0)" } ?? "transport closed"))"
         }
         printError(ending)
     }

@@ -217,7 +217,7 @@ final class CountingTransport: HCITransport {
     }
 
     var name: String { base.name }
-    var sharesControllerWithKernel: Bool { base.sharesControllerWithKernel }
+    var kernelAdapter: Int? { base.kernelAdapter }
 
     func start(receive: @escaping @Sendable (HCIPacket) -> Void, closed: @escaping @Sendable (TransportError?) -> Void) throws(TransportError) {
         let observe = self.observe

@@ -1,0 +1,119 @@
+import ATT
+import BluetoothCore
+import Bonding
+import Glibc
+import HCI
+import L2CAP
+import SMP
+import Synchronization
+
+/// A link BareBLE's own host made (user channel, H4, virtual radio): the HCI
+/// ``Connection``, the ATT fixed channel of our L2CAP, and our SMP (``SecurityManager``),
+/// whose bonding pairings are saved to the policy's bond store as they end, whoever
+/// started them.
+final class HostLink: PeripheralLink {
+    let hci: Connection
+    let channels: ChannelManager
+    let bearer: any ATTBearer
+    let security: SecurityManager
+    let bonds: BondStore?
+    private let saving: BondSaving
+
+    init(connection: Connection, channels: ChannelManager, policy: SecurityPolicy, attempts: RepeatedAttemptsRecord) throws(PeripheralError) {
+        hci = connection
+        self.channels = channels
+        bonds = policy.bonds
+        bearer = L2CAPBearer(manager: channels, connection: connection.handle) { [connection] reason in
+            try? await connection.disconnect(reason: reason)
+        }
+        let bonds = policy.bonds
+        let saving = BondSaving(bonds)
+        self.saving = saving
+        do {
+            security = try SecurityManager(
+                connection: connection, channels: channels, configuration: policy.effectivePairing(controllerAddress: connection.controller.info?.address),
+                delegate: policy.delegate, storedBond: { peer in bonds?.bond(for: peer) },
+                attempts: attempts,
+                observer: { result in
+                    if case let .success(keys) = result { saving.save(keys) }
+                })
+        } catch {
+            throw .security(error)
+        }
+    }
+
+    var connection: Connection? { hci }
+    var peer: DeviceAddress { hci.peer }
+    var isConnected: Bool { hci.isConnected }
+    var disconnectReason: HCIErrorCode? { hci.disconnectReason }
+    var isEncrypted: Bool { hci.encryption.isEncrypted }
+
+    func disconnect() async throws(PeripheralError) {
+        // Write Commands only queue in L2CAP: let them reach the controller first.
+        await channels.waitUntilSent(connection: hci.handle)
+        do { try await hci.disconnect() } catch { throw .connection(error) }
+    }
+
+    func disconnection() async throws(PeripheralError) -> HCIErrorCode {
+        do { return try await hci.disconnection() } catch { throw .connection(error) }
+    }
+
+    /// Encrypts with the stored bond when the peer has one (a failure is the typed
+    /// re-encryption error, never a silent plaintext link).
+    func encryptWithBond() async throws(PeripheralError) -> SecurityOutcome? {
+        guard hci.role == .central, let bond = bonds?.bond(for: hci.peer), let key = bond.keyAsCentral else { return nil }
+        do { try await security.encrypt(with: bond) } catch { throw .security(error) }
+        return .encryptedWithBond(authenticated: bond.authenticated, keySize: Int(key.keySize))
+    }
+
+    func secure(explicit: Bool) async throws(PeripheralError) -> SecurityOutcome {
+        if !explicit, !isEncrypted, let encrypted = try await encryptWithBond() { return encrypted }
+        let keys: PairingKeys
+        do { keys = try await security.pair() } catch { throw .security(error) }
+        let saved: Bool
+        switch saving.last ?? .success(false) {
+        case let .success(stored): saved = stored
+        case let .failure(error): throw .bondNotSaved(error)
+        }
+        return .paired(PairingKeysSummary(keys), bondSaved: saved)
+    }
+
+    func close() { security.close() }
+}
+
+extension PairingKeysSummary {
+    init(_ keys: PairingKeys) {
+        self.init(
+            method: keys.method.map { "\($0)" } ?? "stored keys", secureConnections: keys.secureConnections,
+            authenticated: keys.authenticated, keySize: keys.keySize, bonded: keys.bonded,
+            identity: keys.peerIdentity?.address)
+    }
+}
+
+/// Saves each bonding pairing's keys as it ends (ours or one the peer started), and keeps
+/// how the last save went for the caller of ``HostLink/secure(explicit:)``. SMP reports the
+/// end before it wakes that caller, so the caller always reads its own pairing's save.
+final class BondSaving: Sendable {
+    let bonds: BondStore?
+    private let result = Mutex<Result<Bool, BondStoreError>?>(nil)
+
+    init(_ bonds: BondStore?) { self.bonds = bonds }
+
+    /// True saved; false when the pairing did not bond or there is no store.
+    var last: Result<Bool, BondStoreError>? { result.withLock { $0 } }
+
+    func save(_ keys: PairingKeys) {
+        let outcome: Result<Bool, BondStoreError>
+        if keys.bonded, let bonds {
+            do {
+                try bonds.save(keys.bond(createdAt: Int64(time(nil))))
+                outcome = .success(true)
+            } catch {
+                outcome = .failure(error)
+            }
+        } else {
+            outcome = .success(false)
+        }
+        result.withLock { $0 = outcome }
+    }
+}
