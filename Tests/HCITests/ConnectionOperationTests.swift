@@ -182,4 +182,19 @@ import TestSupport
         try await connection.disconnect()
         #expect(connection.disconnectReason == .connectionTimeout)
     }
+
+    /// A program may keep only the connection: the Connector that made it (and routes its
+    /// events) lives on with it, so the end still reaches it.
+    @Test func aConnectionHearsItsEndAfterItsConnectorIsReleased() async throws {
+        let bench = try await ConnectionBench.start()
+        bench.completeCreateWith(ConnectionBench.enhancedComplete(handle: 0x0041))
+        var connector: Connector? = Connector(controller: bench.controller)
+        weak let released = connector
+        let connection = try await connector!.connect(to: ConnectionBench.peer, timeout: .seconds(5))
+        connector = nil
+        #expect(released != nil, "the live connection keeps its Connector")
+        bench.inject(ConnectionBench.disconnection(handle: 0x0041, reason: .connectionTimeout))
+        let reason = try await withDeadline("the end of the connection", seconds: 5) { try await connection.disconnection() }
+        #expect(reason == .connectionTimeout)
+    }
 }

@@ -50,9 +50,14 @@ public final class Connection: Sendable, CustomStringConvertible {
     }
 
     let state: Mutex<State>
+    /// The Connector that routes this connection's events to it, kept alive by the
+    /// connection: a program may hold only the connection, and it must still hear of its
+    /// encryption and its end. (The Connector drops the connection when it ends.)
+    let events: Connector
 
-    init(controller: HCIController, handle: UInt16, role: ConnectionRole, peer: DeviceAddress, timing: ConnectionTiming) {
+    init(controller: HCIController, events: Connector, handle: UInt16, role: ConnectionRole, peer: DeviceAddress, timing: ConnectionTiming) {
         self.controller = controller
+        self.events = events
         self.handle = handle
         self.role = role
         self.peer = peer

@@ -77,7 +77,7 @@ extension Connector {
         var connection: Connection?
         if completion.status == .success {
             connection = Connection(
-                controller: controller, handle: completion.handle, role: completion.role,
+                controller: controller, events: self, handle: completion.handle, role: completion.role,
                 peer: completion.peer, timing: completion.timing)
         }
         enum Route { case attempt, incoming, stray, abandoned }
