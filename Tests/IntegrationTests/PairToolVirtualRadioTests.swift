@@ -169,32 +169,37 @@ import TestSupport
         #expect(try await listedBonds(directory).isEmpty)
     }
 
-    @Test func stdinClosedCancelsWithPasskeyEntryFailed() async throws {
-        let log = try Self.log.get()
-        try await log.control("pairing peripheral io=display-only sc=1 bonding=1 mitm=1 confirm=1 passkey=ask stall=off")
-        let tool = try pairing(["--io", "keyboard-only", "--bond-dir", RadioPeripheral.temporaryPath("pair-closed")])
-        defer { tool.stop() }
-        try tool.closeInput()
-        let exit = try await tool.finish()
-        #expect(exit.status != 0)
-        #expect(exit.errors.contains("stdin is closed") && exit.errors.contains("Passkey Entry Failed"), "\(exit.errors)")
-        // The device was showing a passkey; we cancelled (reason 0x01) rather than letting
-        // its 30 s timer expire.
-        try await log.wait("pairing-display", where: Self.aboutUs)
-        #expect(try await log.wait("pairing-failed", where: Self.aboutUs)["reason"] as? Int == 0x01)
-        try await linkEnded(log)
+    /// A question nobody answers: stdin closed (at once) or silent past --answer-timeout.
+    struct Unanswered: Sendable, CustomTestStringConvertible {
+        var radio: String
+        var io: String
+        var closesInput: Bool
+        /// What the tool says, the radio's event for the question, the reason the radio got.
+        var says: String
+        var question: String
+        var reason: Int
+        var testDescription: String { "\(question), \(closesInput ? "stdin closed" : "no answer")" }
+
+        static let all = [
+            Unanswered(radio: "display-only", io: "keyboard-only", closesInput: true, says: "stdin is closed", question: "pairing-display", reason: 0x01),
+            Unanswered(radio: "display-yesno", io: "display-yesno", closesInput: false, says: "no answer within 2 s", question: "pairing-compare", reason: 0x0C),
+        ]
     }
 
-    @Test func anUnansweredComparisonIsRefusedBeforeTheSMPTimer() async throws {
+    /// We cancel with the specification's reason (Passkey Entry Failed, Numeric Comparison
+    /// Failed) instead of leaving the device to its 30 s timer.
+    @Test(arguments: Unanswered.all) func anUnansweredQuestionCancelsBeforeTheSMPTimer(_ test: Unanswered) async throws {
         let log = try Self.log.get()
-        try await log.control("pairing peripheral io=display-yesno sc=1 bonding=1 mitm=1 confirm=1 passkey=ask stall=off")
-        let tool = try pairing(["--io", "display-yesno", "--answer-timeout", "2", "--bond-dir", RadioPeripheral.temporaryPath("pair-silent")])
+        try await log.control("pairing peripheral io=\(test.radio) sc=1 bonding=1 mitm=1 confirm=1 passkey=ask stall=off")
+        let tool = try pairing(["--io", test.io, "--answer-timeout", "2", "--bond-dir", RadioPeripheral.temporaryPath("pair-unanswered")])
         defer { tool.stop() }
+        if test.closesInput { try tool.closeInput() }
         let exit = try await tool.finish()
         #expect(exit.status != 0)
-        #expect(exit.errors.contains("no answer within 2 s") && exit.errors.contains("Numeric Comparison Failed"), "\(exit.errors)")
-        try await log.wait("pairing-compare", where: Self.aboutUs)
-        #expect(try await log.wait("pairing-failed", where: Self.aboutUs)["reason"] as? Int == 0x0C)
+        let reason = test.reason == 0x01 ? "Passkey Entry Failed" : "Numeric Comparison Failed"
+        #expect(exit.errors.contains(test.says) && exit.errors.contains(reason), "\(exit.errors)")
+        try await log.wait(test.question, where: Self.aboutUs)
+        #expect(try await log.wait("pairing-failed", where: Self.aboutUs)["reason"] as? Int == test.reason)
         try await linkEnded(log)
     }
 

@@ -49,16 +49,8 @@ final class ToolProcess: @unchecked Sendable {
         process.standardError = errors
         self.input = input ? Pipe() : nil
         if let pipe = self.input { process.standardInput = pipe }
-        output.fileHandleForReading.readabilityHandler = { [self] handle in
-            let chunk = handle.availableData
-            let now = ContinuousClock.now
-            condition.lock()
-            defer { condition.broadcast(); condition.unlock() }
-            if chunk.isEmpty {
-                ended = true
-                handle.readabilityHandler = nil
-                return
-            }
+        follow(output) { [self] chunk, now in
+            guard let chunk else { ended = true; return }
             pending.append(chunk)
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 let text = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
@@ -68,18 +60,24 @@ final class ToolProcess: @unchecked Sendable {
             }
         }
         // stderr is collected as it comes, so a test can wait for a prompt on it.
-        errors.fileHandleForReading.readabilityHandler = { [self] handle in
-            let chunk = handle.availableData
-            condition.lock()
-            defer { condition.broadcast(); condition.unlock() }
-            if chunk.isEmpty {
-                errorsEnded = true
-                handle.readabilityHandler = nil
-                return
-            }
+        follow(errors) { [self] chunk, _ in
+            guard let chunk else { errorsEnded = true; return }
             errorText.append(chunk)
         }
         try process.run()
+    }
+
+    /// Hands each chunk read from `pipe` (nil at its end) with its arrival instant to
+    /// `take`, under `condition`, and wakes the waiters.
+    private func follow(_ pipe: Pipe, _ take: @escaping @Sendable (Data?, ContinuousClock.Instant) -> Void) {
+        pipe.fileHandleForReading.readabilityHandler = { [self] handle in
+            let chunk = handle.availableData
+            let now = ContinuousClock.now
+            condition.lock()
+            defer { condition.broadcast(); condition.unlock() }
+            if chunk.isEmpty { handle.readabilityHandler = nil }
+            take(chunk.isEmpty ? nil : chunk, now)
+        }
     }
 
     /// Writes `line` and a newline to the tool's stdin (a user typing).

@@ -1,4 +1,5 @@
 import BluetoothCore
+import Glibc
 import SMP
 import ToolSupport
 
@@ -31,7 +32,7 @@ struct TerminalPairingDelegate: PairingDelegate {
         let deadline = ContinuousClock.now + timeout
         writePrompt("pairing with \(peer): type the 6-digit passkey the device shows, then Enter (within \(Self.seconds(answerTimeout)) s): ")
         while true {
-            switch await input.line(within: deadline - ContinuousClock.now) {
+            switch await answer(by: deadline) {
             case let .line(text):
                 let digits = text.trimmingWhitespace
                 if !digits.isEmpty, digits.count <= 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let passkey = UInt32(digits) {
@@ -52,7 +53,7 @@ struct TerminalPairingDelegate: PairingDelegate {
         let deadline = ContinuousClock.now + timeout
         writePrompt("pairing with \(peer): does the device show \(passkeyText(value))? [y/n] (within \(Self.seconds(answerTimeout)) s): ")
         while true {
-            switch await input.line(within: deadline - ContinuousClock.now) {
+            switch await answer(by: deadline) {
             case let .line(text):
                 switch text.trimmingWhitespace.lowercased() {
                 case "y", "yes": return true
@@ -69,6 +70,14 @@ struct TerminalPairingDelegate: PairingDelegate {
                 return false
             }
         }
+    }
+
+    /// The next answer; a line that came from a pipe was not echoed, so the next output
+    /// gets a line of its own.
+    private func answer(by deadline: ContinuousClock.Instant) async -> TerminalInput.Answer {
+        let answer = await input.line(within: deadline - ContinuousClock.now)
+        if case .line = answer, isatty(0) == 0 { writePrompt("\n") }
+        return answer
     }
 
     static func seconds(_ value: Double) -> String {
