@@ -43,14 +43,23 @@ final class ToolProcess: @unchecked Sendable {
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "BAREBLE_TRANSPORT")
+        environment["XDG_STATE_HOME"] = ToolState.freshDirectory()
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
         process.standardError = errors
         self.input = input ? Pipe() : nil
         if let pipe = self.input { process.standardInput = pipe }
-        follow(output) { [self] chunk, now in
-            guard let chunk else { ended = true; return }
+        output.fileHandleForReading.readabilityHandler = { [self] handle in
+            let chunk = handle.availableData
+            let now = ContinuousClock.now
+            condition.lock()
+            defer { condition.broadcast(); condition.unlock() }
+            if chunk.isEmpty {
+                ended = true
+                handle.readabilityHandler = nil
+                return
+            }
             pending.append(chunk)
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 let text = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
@@ -59,24 +68,19 @@ final class ToolProcess: @unchecked Sendable {
                 lines.append(Line(arrived: now, object: object, text: text))
             }
         }
-        // stderr is collected as it comes, so a test can wait for a prompt on it.
-        follow(errors) { [self] chunk, _ in
-            guard let chunk else { errorsEnded = true; return }
-            errorText.append(chunk)
-        }
         try process.run()
-    }
-
-    /// Hands each chunk read from `pipe` (nil at its end) with its arrival instant to
-    /// `take`, under `condition`, and wakes the waiters.
-    private func follow(_ pipe: Pipe, _ take: @escaping @Sendable (Data?, ContinuousClock.Instant) -> Void) {
-        pipe.fileHandleForReading.readabilityHandler = { [self] handle in
-            let chunk = handle.availableData
-            let now = ContinuousClock.now
-            condition.lock()
-            defer { condition.broadcast(); condition.unlock() }
-            if chunk.isEmpty { handle.readabilityHandler = nil }
-            take(chunk.isEmpty ? nil : chunk, now)
+        // stderr is collected as it comes, so a test can wait for a prompt on it: by a thread
+        // of its own blocking in read, not a second Dispatch readability source (two per
+        // process made libdispatch's event loop crash once, in a run of eleven suites).
+        let reading = errors.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = reading.availableData
+                condition.lock()
+                defer { condition.broadcast(); condition.unlock() }
+                if chunk.isEmpty { errorsEnded = true; return }
+                errorText.append(chunk)
+            }
         }
     }
 
