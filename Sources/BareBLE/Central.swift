@@ -113,8 +113,9 @@ public final class Central: Sendable {
 
     /// Connects to `peer` as central and returns its ``Peripheral`` with the ATT MTU
     /// exchanged (517 offered, or the kernel socket's limit). A peer with a stored bond
-    /// gets its link encrypted first, so characteristics that need encryption read on
-    /// the first try; a bond the peer lost fails here with
+    /// gets its link encrypted first (unless ``SecurityPolicy/encryptsBondedPeersAtConnect``
+    /// is off), so characteristics that need encryption read on the first try; a bond the
+    /// peer lost fails here with
     /// ``PeripheralError/security(_:)`` (re-encryption failed), never as a plaintext link.
     /// The GATT database is not discovered yet: call ``Peripheral/discoverServices()``.
     ///
@@ -146,7 +147,7 @@ public final class Central: Sendable {
             }
             do {
                 let host = try HostLink(connection: connection, channels: channels, policy: security, attempts: attempts)
-                _ = try await host.encryptWithBond()
+                if security.encryptsBondedPeersAtConnect { _ = try await host.encryptWithBond() }
                 link = host
             } catch {
                 try? await connection.disconnect()

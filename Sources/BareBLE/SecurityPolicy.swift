@@ -22,15 +22,20 @@ public struct SecurityPolicy: Sendable {
     /// Insufficient Encryption or Encryption Key Size: raise the link's security (the
     /// stored bond's key, else pairing) and retry once.
     public var pairsWhenRequired: Bool
+    /// Whether a peer with a stored bond is encrypted with it as it connects (the default).
+    /// Off for a connection made only to pair afresh (`bareble-central pair`): a bond the
+    /// peer lost would otherwise fail the connection before the new pairing could replace it.
+    public var encryptsBondedPeersAtConnect: Bool
 
     public init(
         pairing: PairingConfiguration = PairingConfiguration(), delegate: (any PairingDelegate)? = nil,
-        bonds: BondStore? = nil, pairsWhenRequired: Bool = true
+        bonds: BondStore? = nil, pairsWhenRequired: Bool = true, encryptsBondedPeersAtConnect: Bool = true
     ) {
         self.pairing = pairing
         self.delegate = delegate
         self.bonds = bonds
         self.pairsWhenRequired = pairsWhenRequired
+        self.encryptsBondedPeersAtConnect = encryptsBondedPeersAtConnect
     }
 
     /// The pairing configuration in effect on a link from `controllerAddress` (public):

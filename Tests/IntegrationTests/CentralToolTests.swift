@@ -25,8 +25,11 @@ import TestSupport
         process.arguments = arguments
         var merged = ProcessInfo.processInfo.environment
         merged.removeValue(forKey: "BAREBLE_TRANSPORT")
-        // Bonds a tool saves land in the test's own state directory, never the user's.
-        merged["XDG_STATE_HOME"] = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-tests-\(getpid())-state").path
+        // Bonds a tool saves land in a state directory of this run alone, never the user's,
+        // and never another run's: the suites' radios all hand out F0:0D:00:00:00:01, :02,
+        // ..., so a bond one suite's run saved under such an identity was found by another
+        // suite's run with the same address, whose radio peer had no such bond (0x06).
+        merged["XDG_STATE_HOME"] = ToolState.freshDirectory()
         for (key, value) in environment { merged[key] = value }
         process.environment = merged
         let output = Pipe()
@@ -74,5 +77,12 @@ import TestSupport
         let kernel = try await run(["info", "--transport", "hci:0"])
         #expect(kernel.status != 0)
         #expect(kernel.errors.contains("no Bluetooth support"), "\(kernel.errors)")
+    }
+}
+
+/// A state directory (XDG_STATE_HOME) for one run of a tool.
+enum ToolState {
+    static func freshDirectory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("bareble-tests-\(getpid())-\(UInt32.random(in: 0...UInt32.max))-state").path
     }
 }

@@ -1,5 +1,6 @@
 import ATT
 import BluetoothCore
+import Bonding
 import Foundation
 import HCI
 import HCITransport
@@ -122,7 +123,8 @@ final class RadioUser: PairingDelegate {
     func configuration(_ test: PairingCase, stack: Stack) -> PairingConfiguration {
         PairingConfiguration(
             ioCapability: test.ours, bonding: test.bonding, mitm: true, secureConnections: test.secureConnections,
-            localIdentity: IdentityKey(identityResolvingKey: SMPValue128(0x0BAE_B1E0_0000_0000_0000_0000_0000_0001), address: stack.address))
+            localIdentity: IdentityKey(identityResolvingKey: SMPValue128(0x0BAE_B1E0_0000_0000_0000_0000_0000_0001), address: stack.address),
+            localSigningKey: SMPValue128(0x0BAE_C5C0_0000_0000_0000_0000_0000_0002))
     }
 
     func radioSettings(_ test: PairingCase) -> String {
@@ -183,12 +185,53 @@ final class RadioUser: PairingDelegate {
             let expected = test.expectedMethod(weInitiate: weInitiate)
             try await check(keys, expected: expected, bumble: bumble, test: test, connection: connection, log: log, radioPeer: radioPeer, stack: stack)
             if expected == "NC" { #expect(user.compared.withLock { $0.count } == 1) }
+            if test.bonding { try checkStoredBond(keys, bumble: bumble, test: test, radioPeer: radioPeer, stack: stack) }
             if !weInitiate {
                 let line = "connect-pair central \(stack.radioName)"
                 try await log.wait("ack", where: { ($0["command"] as? String)?.hasPrefix(line) == true && $0["paired"] as? Bool == true })
             }
             try await connection.disconnect()
         }
+    }
+
+    /// With bonding the keys are stored: saved through a `BondStore` in a temporary
+    /// directory, read back from the file by a second store, and compared with what the
+    /// pairing produced and with the keys Bumble reports (ours it received, the LTKs).
+    func checkStoredBond(_ keys: PairingKeys, bumble: [String: Any], test: PairingCase, radioPeer: String, stack: Stack) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-matrix-bonds-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let identity = BondStore.Identity.public(stack.info.address)
+        let produced = keys.bond(createdAt: 1_763_800_000)
+        try BondStore(directory: directory, identity: identity).save(produced)
+        let reloaded = try BondStore(directory: directory, identity: identity)
+        let stored = try #require(reloaded.bond(for: keys.peer), "no bond for \(keys.peer) in the reloaded file")
+        #expect(stored == produced, "the file gave back another bond")
+        #expect(reloaded.bonds.count == 1)
+        #expect(stored.peer == (radioPeer == "peripheral" ? Self.peripheral : Self.centralPeer))
+        #expect(stored.secureConnections == test.secureConnections && stored.authenticated == keys.authenticated)
+        func hex(_ value: SMPValue128?) -> String? { value.map { Hex.string($0.littleEndianBytes).lowercased() } }
+        let bumbleKeys = bumble["keys"] as? [String: Any] ?? [:]
+        #expect(stored.authenticated == bumbleKeys["authenticated"] as? Bool, "Bumble: \(bumbleKeys["authenticated"] ?? "?")")
+        if test.secureConnections {
+            #expect(hex(stored.peerKeys.longTermKey?.key) == (bumbleKeys["ltk"] as? String)?.lowercased())
+            #expect(stored.localKeys.longTermKey == stored.peerKeys.longTermKey)
+        } else {
+            // Each side's distributed LTK is one of Bumble's two, with its EDIV.
+            for key in [stored.peerKeys.longTermKey, stored.localKeys.longTermKey] {
+                let key = try #require(key, "a legacy bond lacks an LTK: \(stored)")
+                let name = try #require(["ltk_central", "ltk_peripheral"].first { (bumbleKeys[$0] as? String)?.lowercased() == hex(key.key) },
+                                        "stored LTK \(hex(key.key) ?? "") is not one of Bumble's")
+                #expect(bumbleKeys[name + "_ediv"] as? Int == Int(key.ediv))
+            }
+            #expect(stored.peerKeys.longTermKey != stored.localKeys.longTermKey)
+        }
+        // Ours as Bumble received them; the peer's present.
+        let ourIRK = try #require(stored.localKeys.identityResolvingKey, "our distributed IRK was not stored")
+        let ourCSRK = try #require(stored.localKeys.signatureKey?.key, "our distributed CSRK was not stored")
+        #expect(hex(ourIRK) == (bumbleKeys["irk"] as? String)?.lowercased(), "Bumble received IRK \(bumbleKeys["irk"] ?? "none")")
+        #expect(hex(ourCSRK) == (bumbleKeys["csrk"] as? String)?.lowercased(), "Bumble received CSRK \(bumbleKeys["csrk"] ?? "none")")
+        #expect(stored.peerKeys.identityResolvingKey == keys.peerIdentity?.identityResolvingKey && stored.peerKeys.identityResolvingKey != nil)
+        #expect(stored.peerKeys.signatureKey?.key == keys.peerSigningKey && stored.peerKeys.signatureKey != nil)
     }
 
     @Test("a wrong passkey fails with Confirm Value Failed on both sides", arguments: [false, true])

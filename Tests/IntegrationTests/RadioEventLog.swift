@@ -49,6 +49,15 @@ final class RadioEventLog: Sendable {
         }
     }
 
+    /// How many events were read so far: a mark for ``events(since:)``.
+    var count: Int { seen.withLock { $0.events.count } }
+
+    /// Every event read after `mark`, matched before or not: what a test checks did *not*
+    /// happen (wait for an event that comes after it first, so the log was read that far).
+    func events(since mark: Int) -> [[String: Any]] {
+        seen.withLock { Array($0.events.dropFirst(mark)) }
+    }
+
     /// Sends a control line without waiting for its acknowledgement.
     func send(_ line: String) throws { try harness.radio.send(controlLine: line) }
 

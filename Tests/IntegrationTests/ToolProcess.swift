@@ -31,17 +31,25 @@ final class ToolProcess: @unchecked Sendable {
     private var lines: [Line] = []
     private var consumed = 0
     private var ended = false
+    private var errorText = Data()
+    private var errorsEnded = false
     private let errors = Pipe()
+    private let input: Pipe?
 
-    init(_ arguments: [String], tool: String = "bareble-beacon") throws {
+    /// `input`: give the tool a pipe as stdin, written with ``type(_:)`` and closed with
+    /// ``closeInput()``; otherwise it inherits the test's stdin.
+    init(_ arguments: [String], tool: String = "bareble-beacon", input: Bool = false) throws {
         process.executableURL = URL(fileURLWithPath: builtExecutable(named: tool))
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "BAREBLE_TRANSPORT")
+        environment["XDG_STATE_HOME"] = ToolState.freshDirectory()
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
         process.standardError = errors
+        self.input = input ? Pipe() : nil
+        if let pipe = self.input { process.standardInput = pipe }
         output.fileHandleForReading.readabilityHandler = { [self] handle in
             let chunk = handle.availableData
             let now = ContinuousClock.now
@@ -61,6 +69,45 @@ final class ToolProcess: @unchecked Sendable {
             }
         }
         try process.run()
+        // stderr is collected as it comes, so a test can wait for a prompt on it: by a thread
+        // of its own blocking in read, not a second Dispatch readability source (two per
+        // process made libdispatch's event loop crash once, in a run of eleven suites).
+        let reading = errors.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = reading.availableData
+                condition.lock()
+                defer { condition.broadcast(); condition.unlock() }
+                if chunk.isEmpty { errorsEnded = true; return }
+                errorText.append(chunk)
+            }
+        }
+    }
+
+    /// Writes `line` and a newline to the tool's stdin (a user typing).
+    func type(_ line: String) throws {
+        try input?.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8))
+    }
+
+    /// Closes the tool's stdin (end of file).
+    func closeInput() throws {
+        try input?.fileHandleForWriting.close()
+    }
+
+    /// Waits until what the tool wrote to stderr contains `text`; returns all of it so far.
+    func errorsContaining(_ text: String, timeout: Duration = .seconds(10)) async throws -> String {
+        try await onOwnThread {
+            let deadline = Date().addingTimeInterval(Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
+            self.condition.lock()
+            defer { self.condition.unlock() }
+            while true {
+                let soFar = String(decoding: self.errorText, as: UTF8.self)
+                if soFar.contains(text) { return soFar }
+                if self.errorsEnded || !self.condition.wait(until: deadline) {
+                    throw Failure.noLine("on stderr containing \(text)", seen: [soFar])
+                }
+            }
+        }
     }
 
     /// The next line (after the ones already returned) satisfying `predicate`.
@@ -94,6 +141,14 @@ final class ToolProcess: @unchecked Sendable {
     struct Exit: Sendable {
         var status: Int32
         var errors: String
+        /// stdout, whole.
+        var output: String
+    }
+
+    /// Ends the tool if it still runs (SIGTERM): a test that failed half-way must not leave
+    /// it holding the controller the next test opens.
+    func stop() {
+        if process.isRunning { process.terminate() }
     }
 
     /// Ctrl-C, then the exit status and what went to stderr.
@@ -102,11 +157,17 @@ final class ToolProcess: @unchecked Sendable {
         return try await finish()
     }
 
+    /// Waits for the tool to exit and for both of its pipes to end.
     func finish() async throws -> Exit {
         try await onOwnThread {
             self.process.waitUntilExit()
-            let text = String(decoding: self.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            return Exit(status: self.process.terminationStatus, errors: text)
+            self.condition.lock()
+            defer { self.condition.unlock() }
+            let deadline = Date().addingTimeInterval(5)
+            while !(self.ended && self.errorsEnded), self.condition.wait(until: deadline) {}
+            return Exit(
+                status: self.process.terminationStatus, errors: String(decoding: self.errorText, as: UTF8.self),
+                output: self.lines.map(\.text).joined(separator: "\n") + (self.pending.isEmpty ? "" : "\n" + String(decoding: self.pending, as: UTF8.self)))
         }
     }
 }

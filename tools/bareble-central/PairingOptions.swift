@@ -21,8 +21,17 @@ struct PairingOptions: ParsableArguments {
     @Flag(name: .customLong("no-auto-pair"), help: "Do not pair when the device refuses an operation for want of encryption: report the refusal instead.")
     var noAutoPair = false
 
+    @Option(name: .customLong("answer-timeout"), help: "Seconds to wait for a typed passkey or a y/n answer before cancelling the pairing (below the 30 s SMP timeout).")
+    var answerTimeout: Double = 25
+
     @Option(name: .customLong("bond-dir"), help: "The bond directory (default $XDG_STATE_HOME/bareble/bonds, else ~/.local/state/bareble/bonds). Unused on hci-raw, where the kernel keeps the keys.")
     var bondDirectory: String = BondDirectory.defaultPath
+
+    func validate() throws {
+        guard answerTimeout.isFinite, answerTimeout > 0, answerTimeout < 30 else {
+            throw ValidationError("--answer-timeout \(answerTimeout) must be more than 0 and less than 30 seconds: the device gives up on the pairing after 30 s without an answer")
+        }
+    }
 
     var configuration: PairingConfiguration {
         PairingConfiguration(
@@ -31,7 +40,9 @@ struct PairingOptions: ParsableArguments {
     }
 
     /// The policy for a controller whose public address is `address`: bonds in the
-    /// directory under that identity (none beside the kernel, which keeps its own).
+    /// directory under that identity (none beside the kernel, which keeps its own), and the
+    /// terminal answering passkey and comparison questions, so a pairing started on its own
+    /// (a refused read, a Security Request) can ask as well as `pair` can.
     func policy(address: BluetoothAddress, kernel: Bool) throws -> SecurityPolicy {
         var bonds: BondStore?
         if !kernel {
@@ -41,7 +52,9 @@ struct PairingOptions: ParsableArguments {
                 throw ToolError("cannot open the bond store: \(error)")
             }
         }
-        return SecurityPolicy(pairing: configuration, bonds: bonds, pairsWhenRequired: !noAutoPair)
+        return SecurityPolicy(
+            pairing: configuration, delegate: TerminalPairingDelegate(answerTimeout: answerTimeout),
+            bonds: bonds, pairsWhenRequired: !noAutoPair)
     }
 }
 
@@ -52,10 +65,10 @@ struct IOCapabilityArgument: ExpressibleByArgument {
     init(_ value: IOCapability) { self.value = value }
 
     init?(argument: String) {
-        guard let found = IOCapability.allCases.first(where: { $0.description == argument }) else { return nil }
+        guard let found = IOCapability(name: argument) else { return nil }
         value = found
     }
 
-    var defaultValueDescription: String { value.description }
-    static var allValueStrings: [String] { IOCapability.allCases.map(\.description) }
+    var defaultValueDescription: String { value.name }
+    static var allValueStrings: [String] { IOCapability.allCases.map(\.name) }
 }

@@ -68,12 +68,16 @@ struct PeripheralOptions: ParsableArguments {
     }
 
     /// Connects, runs `body`, then disconnects (also after a failure) and closes.
+    /// `encryptingWithBond: false` leaves a bonded peer's link unencrypted at connect (for
+    /// `pair`, which replaces the bond).
     func connect<T>(
         options: ConnectionOptions = .none,
+        encryptingWithBond: Bool = true,
         _ body: (Central, Peripheral) async throws -> T
     ) async throws -> T {
         let central = try await openCentral()
         defer { central.close() }
+        central.security.encryptsBondedPeersAtConnect = encryptingWithBond
         let peer = try await resolve(on: central)
         let peripheral: Peripheral
         do {
@@ -93,6 +97,9 @@ func userMessage(_ error: PeripheralError, doing what: String? = nil) -> String 
     let prefix = what.map { "\($0): " } ?? ""
     if error.needsPairing, let code = error.errorCode {
         return prefix + "the peer answered \(code): this characteristic needs an encrypted link: pair first (`bareble-central pair`), or leave out --no-auto-pair"
+    }
+    if case let .security(pairing) = error {
+        return prefix + pairingAdvice(pairing)
     }
     if let reason = error.disconnectReason {
         return prefix + "the link ended (\(reason)): connect again"

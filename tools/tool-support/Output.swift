@@ -1,11 +1,17 @@
 import Glibc
 
 /// Writes everything to stdout unbuffered, so a pipe sees each line as it happens.
-public func writeOut(_ text: String) {
+public func writeOut(_ text: String) { writeAll(text, to: 1) }
+
+/// Writes to stderr unbuffered and without adding a newline: a prompt the user answers on
+/// the same line. Results stay on stdout, so `--json` output is never mixed with questions.
+public func writePrompt(_ text: String) { writeAll(text, to: 2) }
+
+private func writeAll(_ text: String, to descriptor: Int32) {
     var bytes = Array(text.utf8)
     var offset = 0
     while offset < bytes.count {
-        let written = bytes.withUnsafeMutableBytes { Glibc.write(1, $0.baseAddress! + offset, $0.count - offset) }
+        let written = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
         if written < 0, errno == EINTR { continue }
         if written <= 0 { return }
         offset += written

@@ -30,6 +30,11 @@ public final class SecurityManager: Sendable {
     private enum Work: Sendable {
         case send(SMPPDU)
         case encrypt(LongTermKey)
+        /// A pairing's end, told to its waiters only once the PDUs before it (our last
+        /// keys, a Pairing Failed) were handed to L2CAP: a caller that disconnects as soon
+        /// as `pair()` returns must not cut them off (seen: Disconnect overtook our Identity
+        /// Information, and the peer never completed its side of the pairing).
+        case finish(Result<PairingKeys, PairingError>)
     }
 
     private struct State: Sendable {
@@ -363,13 +368,19 @@ public final class SecurityManager: Sendable {
             case let .completed(keys):
                 attempts?.withLock { $0.succeeded(connection.peer.address) }
                 observer?(.success(keys))
-                resumeWaiters(.success(keys))
+                finish(.success(keys))
             case let .failed(error):
                 if RepeatedAttempts.counts(error) { attempts?.withLock { $0.failed(connection.peer.address, at: .now) } }
                 observer?(.failure(error))
-                resumeWaiters(.failure(error))
+                finish(.failure(error))
             }
         }
+    }
+
+    /// Resumes the waiters after the worker has sent what was queued before (see
+    /// ``Work/finish(_:)``); at once when the worker has stopped (the link ended).
+    private func finish(_ result: Result<PairingKeys, PairingError>) {
+        if case .terminated = work.yield(.finish(result)) { resumeWaiters(result) }
     }
 
     private func resumeWaiters(_ result: Result<PairingKeys, PairingError>) {
@@ -413,6 +424,8 @@ public final class SecurityManager: Sendable {
 
     private func perform(_ item: Work) async {
         switch item {
+        case let .finish(result):
+            resumeWaiters(result)
         case let .send(pdu):
             do {
                 try await channels.send(pdu.encode(), cid: .securityManagerProtocol, connection: connection.handle)
