@@ -54,10 +54,11 @@ let package = Package(
         // The facade: Central / Peripheral / Service / Characteristic in CoreBluetooth's
         // shape, wiring the layers below per connection. No logic of its own beyond that.
         .target(name: "BareBLE", dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding"], swiftSettings: strict),
-        // What the tools share: the transport options, JSON lines, stopping on Ctrl-C.
+        // What the tools share: the transport options, JSON lines, stopping on Ctrl-C, the
+        // scan run (open, power on, scan until stopped).
         .target(
             name: "ToolSupport",
-            dependencies: ["HCI", "HCITransport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["BluetoothCore", "HCI", "HCITransport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/tool-support",
             swiftSettings: strict
         ),
