@@ -184,11 +184,12 @@ import TestSupport
 @Suite struct SignalingFuzzTests {
     /// 100,000 random C-frame payloads: decoding is total, and whatever decodes re-encodes
     /// to the same bytes.
-    @Test func randomCommandsDecodeOrFailWithTypedErrors() {
+    @Test func randomCommandsDecodeOrFailWithTypedErrors() async {
         var random = SeededRandom(seed: 0x5160)
         var decoded = 0
         let codes: [UInt8] = [0x01, 0x06, 0x12, 0x13, 0x14, 0xFF]
-        for _ in 0..<100_000 {
+        for iteration in 0..<100_000 {
+            await yieldPeriodically(iteration: iteration)
             var bytes = random.bytes(lengths: 0...16)
             if bytes.count >= 4, Bool.random(using: &random) {
                 bytes[0] = codes.randomElement(using: &random) ?? 0x12
