@@ -54,10 +54,11 @@ let package = Package(
         // The facade: Central / Peripheral / Service / Characteristic in CoreBluetooth's
         // shape, wiring the layers below per connection. No logic of its own beyond that.
         .target(name: "BareBLE", dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding"], swiftSettings: strict),
-        // What the tools share: the transport options, JSON lines, stopping on Ctrl-C.
+        // What the tools share: the transport options, JSON lines, stopping on Ctrl-C, the
+        // scan run (open, power on, scan until stopped).
         .target(
             name: "ToolSupport",
-            dependencies: ["HCI", "HCITransport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["BluetoothCore", "HCI", "HCITransport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/tool-support",
             swiftSettings: strict
         ),
@@ -76,8 +77,9 @@ let package = Package(
         // The crash-safety test's victim: rewrites a bond file until killed.
         .executableTarget(name: "bond-store-writer", dependencies: ["Bonding"], path: "tools/bond-store-writer", swiftSettings: strict),
         // Shared by the test targets only: seeded random input, the virtual radio's harness,
-        // the scripted ATT bearer (ATT and GATT client conversations).
-        .target(name: "TestSupport", dependencies: ["HCITransport", "ATT", "SMP"], path: "Tests/TestSupport", swiftSettings: strict),
+        // the scripted ATT bearer (ATT and GATT client conversations), the scripted LE
+        // controller under L2CAP (L2CAP's tests and ATT's bearer tests).
+        .target(name: "TestSupport", dependencies: ["HCITransport", "HCI", "L2CAP", "ATT", "SMP"], path: "Tests/TestSupport", swiftSettings: strict),
         // Benchmarks: figures beside a baseline (Bumble) measured in the same run. The
         // allocation counter interposes malloc, so it is linked into the benchmark only.
         .target(name: "CAllocationCounter", path: "tools/allocation-counter"),

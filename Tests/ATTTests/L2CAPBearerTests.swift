@@ -8,12 +8,22 @@ import TestSupport
 
 /// The ATT bearer on the LE fixed channel through our own L2CAP and a scripted controller.
 @Suite struct L2CAPBearerTests {
+    static let handle: UInt16 = 0x0040
+
+    /// Credits come back at once (flow control is L2CAP's own tests' concern) and one LE
+    /// connection is up.
+    static func connectedHarness() async throws -> L2CAPHarness {
+        let harness = try await L2CAPHarness.make(returnsCreditsAtOnce: true)
+        await harness.connect(handle)
+        return harness
+    }
+
     @Test func aRequestLeavesAsOneACLPacketOnChannel4AndAFragmentedResponseReassembles() async throws {
-        let harness = try await BearerHarness.make()
-        let client = ATTClient(bearer: L2CAPBearer(manager: harness.manager, connection: BearerHarness.handle))
+        let harness = try await Self.connectedHarness()
+        let client = ATTClient(bearer: L2CAPBearer(manager: harness.manager, connection: Self.handle))
         let value = Array(UInt8(1)...UInt8(22))
         let read = Task { try await client.read(0x0003).attributeValue }
-        let request = try await harness.chip.nextACL()
+        let request = try await harness.log.nextACL()
         #expect(request.connectionHandle == 0x0040)
         #expect(request.packetBoundary == .firstNonFlushable)
         // B-frame: length 3, CID 0x0004, Read Request for handle 0x0003.
@@ -28,14 +38,14 @@ import TestSupport
     }
 
     @Test func aDisconnectionFailsEveryPendingRequestWithTheHCIReason() async throws {
-        let harness = try await BearerHarness.make()
-        let client = ATTClient(bearer: L2CAPBearer(manager: harness.manager, connection: BearerHarness.handle))
+        let harness = try await Self.connectedHarness()
+        let client = ATTClient(bearer: L2CAPBearer(manager: harness.manager, connection: Self.handle))
         let first = Task { await attError { () async throws(ATTError) in try await client.read(0x0003) } }
-        _ = try await harness.chip.nextACL()
+        _ = try await harness.log.nextACL()
         let second = Task { await attError { () async throws(ATTError) in try await client.read(0x0005) } }
         let queued = QueueWatcher(client)
         try await withDeadline("the second request to queue") { await queued.waitForQueued(1) }
-        await harness.disconnect(reason: .connectionTimeout)
+        await harness.disconnect(Self.handle, reason: .connectionTimeout)
         let reason = ATTBearerError.disconnected(reason: HCIErrorCode.connectionTimeout.rawValue)
         #expect(await first.value == .bearerClosed(reason))
         #expect(await second.value == .bearerClosed(reason))
@@ -43,10 +53,10 @@ import TestSupport
     }
 
     @Test func anMTUExchangeBecomesL2CAPsReceiveMaximumForATT() async throws {
-        let harness = try await BearerHarness.make()
-        let client = ATTClient(bearer: L2CAPBearer(manager: harness.manager, connection: BearerHarness.handle))
+        let harness = try await Self.connectedHarness()
+        let client = ATTClient(bearer: L2CAPBearer(manager: harness.manager, connection: Self.handle))
         let exchange = Task { try await client.exchangeMTU(clientRxMTU: 100) }
-        let request = try await harness.chip.nextACL()
+        let request = try await harness.log.nextACL()
         #expect(Hex.string(request.data, separator: " ") == "03 00 04 00 02 64 00")
         await harness.inject([ACLDataPacket(connectionHandle: 0x0040, packetBoundary: .firstFlushable,
                                             data: BasicFrame(channelID: .attributeProtocol, payload: [0x03, 0x40, 0x00]).encode())])
@@ -60,9 +70,9 @@ import TestSupport
     }
 
     @Test func aDeadBearerAsksForTheLinkToBeDropped() async throws {
-        let harness = try await BearerHarness.make()
+        let harness = try await Self.connectedHarness()
         let asked = AsyncStream.makeStream(of: HCIErrorCode.self)
-        let bearer = L2CAPBearer(manager: harness.manager, connection: BearerHarness.handle) { reason in
+        let bearer = L2CAPBearer(manager: harness.manager, connection: Self.handle) { reason in
             asked.continuation.yield(reason)
         }
         let client = ATTClient(bearer: bearer, transactionTimeout: .milliseconds(50))

@@ -138,12 +138,13 @@ struct FuzzedDecoder: Sendable, CustomStringConvertible {
     }
 
     @Test(arguments: FuzzedDecoder.all)
-    func decoderSurvivesRandomInput(_ decoder: FuzzedDecoder) {
+    func decoderSurvivesRandomInput(_ decoder: FuzzedDecoder) async {
         var random = SeededRandom(seed: 0xA77_0000 &+ UInt64(decoder.opcode.rawValue))
         var failures: [String] = []
         var decoded = 0
         let opcode = decoder.opcode.rawValue
         for index in 0..<Self.inputsPerDecoder {
+            await yieldPeriodically(iteration: index)
             var bytes: [UInt8]
             switch index % 4 {
             case 0:
@@ -177,10 +178,11 @@ struct FuzzedDecoder: Sendable, CustomStringConvertible {
         #expect(decoded >= Self.inputsPerDecoder / 4)
     }
 
-    @Test func fullyRandomBytesNeverTrap() {
+    @Test func fullyRandomBytesNeverTrap() async {
         var random = SeededRandom(seed: 0xA77_FFFF)
         var failures: [String] = []
-        for _ in 0..<Self.inputsPerDecoder {
+        for iteration in 0..<Self.inputsPerDecoder {
+            await yieldPeriodically(iteration: iteration)
             let bytes = random.fastBytes(random.int(1...64))
             if let violation = Self.check(bytes).violation, failures.count < 5 { failures.append(violation) }
         }

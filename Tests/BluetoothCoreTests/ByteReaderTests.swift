@@ -55,9 +55,10 @@ import TestSupport
         #expect(Hex.bytes("zz") == nil)
     }
 
-    @Test func randomReadsNeverTrap() {
+    @Test func randomReadsNeverTrap() async {
         var random = SeededRandom(seed: 1)
-        for _ in 0..<100_000 {
+        for iteration in 0..<100_000 {
+            await yieldPeriodically(iteration: iteration)
             var reader = ByteReader(random.bytes(lengths: 0...12))
             for _ in 0..<4 {
                 switch UInt8.random(in: 0...4, using: &random) {

@@ -6,13 +6,14 @@ import Testing
 /// Random bytes through every decoder: each must return a value or a DecodeError, and a
 /// description, and never trap. Seeded, so a failure replays.
 @Suite struct DecoderFuzzTests {
-    @Test func everyDecoderIsTotal() {
+    @Test func everyDecoderIsTotal() async {
         var random = SeededRandom(seed: 0x2A37_2904)
         let registry = CharacteristicValueDecoder.standard
         let uuids = registry.registeredUUIDs.sorted { $0.description < $1.description }
         var decoded = 0
         var rejected = 0
         for iteration in 0..<120_000 {
+            await yieldPeriodically(iteration: iteration)
             // Mostly short inputs, where the boundaries are; now and then a long one.
             let bytes = iteration % 50 == 0 ? random.bytes(lengths: 0...600) : random.bytes(lengths: 0...24)
             let uuid = uuids[iteration % uuids.count]
@@ -44,9 +45,10 @@ import Testing
         #expect(decoded > 0 && rejected > 0)
     }
 
-    @Test func heartRateRoundTripsRandomMeasurements() throws {
+    @Test func heartRateRoundTripsRandomMeasurements() async throws {
         var random = SeededRandom(seed: 72)
-        for _ in 0..<20_000 {
+        for iteration in 0..<20_000 {
+            await yieldPeriodically(iteration: iteration)
             let flags = HeartRateMeasurement.Flags(rawValue: UInt8.random(in: 0...0x1F, using: &random))
             let sixteen = flags.contains(.heartRateIsUInt16)
             let measurement = HeartRateMeasurement(

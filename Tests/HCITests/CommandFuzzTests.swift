@@ -33,12 +33,13 @@ let allDecoders: [Decoder] = {
     }
 
     @Test(arguments: allDecoders)
-    func randomInputDecodesCanonicallyOrFails(_ decoder: Decoder) {
+    func randomInputDecodesCanonicallyOrFails(_ decoder: Decoder) async {
         var random = SeededRandom(seed: Self.seed(for: decoder.name))
         var accepted = 0
         var input: [UInt8] = []
         input.reserveCapacity(300)
-        for _ in 0..<Self.inputsPerDecoder {
+        for iteration in 0..<Self.inputsPerDecoder {
+            await yieldPeriodically(iteration: iteration)
             Self.nextInput(&input, seeds: decoder.seeds, random: &random)
             let output: [UInt8]
             do { output = try decoder.decodeAndReencode(input) } catch { continue }

@@ -41,12 +41,13 @@ import TestSupport
     }
 
     @Test(arguments: EventDecoderCase.all)
-    func decoderSurvivesRandomInput(_ decoder: EventDecoderCase) {
+    func decoderSurvivesRandomInput(_ decoder: EventDecoderCase) async {
         var random = SeededRandom(seed: 0xB1E5_0000 &+ UInt64(decoder.header.reduce(0) { $0 << 8 | Int($1) }))
         var failures: [String] = []
         var decodedCount = 0
         let headerLength = decoder.header.count - 1  // the subevent code counts as a parameter
         for index in 0..<Self.inputsPerDecoder {
+            await yieldPeriodically(iteration: index)
             var packet: [UInt8]
             switch index % 4 {
             case 0:
@@ -96,10 +97,11 @@ import TestSupport
         #expect(decodedCount >= Self.inputsPerDecoder / 4)
     }
 
-    @Test func fullyRandomPacketsNeverTrap() {
+    @Test func fullyRandomPacketsNeverTrap() async {
         var random = SeededRandom(seed: 0xE7E7)
         var failures: [String] = []
         for index in 0..<Self.inputsPerDecoder {
+            await yieldPeriodically(iteration: index)
             let packet: [UInt8]
             if index.isMultiple(of: 2) {
                 packet = random.fastBytes(random.int(0...257))
@@ -112,10 +114,11 @@ import TestSupport
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 
-    @Test func randomLESubeventsNeverTrap() {
+    @Test func randomLESubeventsNeverTrap() async {
         var random = SeededRandom(seed: 0x3E3E)
         var failures: [String] = []
-        for _ in 0..<Self.inputsPerDecoder {
+        for iteration in 0..<Self.inputsPerDecoder {
+            await yieldPeriodically(iteration: iteration)
             let parameters = [random.byte()] + random.fastBytes(random.int(0...254))
             if let failure = Self.check(eventPacket(0x3E, parameters)).violation, failures.count < 5 {
                 failures.append(failure)

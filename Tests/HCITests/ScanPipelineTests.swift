@@ -221,12 +221,13 @@ import TestSupport
         #expect(out.first?.eventType == [.connectable, .scannable, .scanResponse])
     }
 
-    @Test func randomReportEventsNeverTrapThePipeline() {
+    @Test func randomReportEventsNeverTrapThePipeline() async {
         var random = SeededRandom(seed: 0x5CA9)
         var pipeline = ScanPipeline()
         pipeline.expectScanResponses = true
         var delivered = 0
         for step in 0..<100_000 {
+            await yieldPeriodically(iteration: step)
             let code: UInt8 = [0x02, 0x0D, 0x0B].randomElement(using: &random)!
             // Valid-looking reports most of the time so the later stages see traffic.
             var bytes = random.bytes(lengths: 0...80)

@@ -171,14 +171,15 @@ import TestSupport
 
     /// The hot loop: 100,000 random chunks of traffic with occasional corruption and
     /// stalls; the framer never traps and keeps delivering.
-    @Test func hundredThousandChunks() {
+    @Test func hundredThousandChunks() async {
         var rng = SeededRandom(seed: 100_000)
         var framer = H4Framer()
         var sent = 0
         var delivered = 0
         var now: UInt64 = 0
         var pending: [UInt8] = []
-        for _ in 0..<100_000 {
+        for iteration in 0..<100_000 {
+            await yieldPeriodically(iteration: iteration)
             while pending.count < 64 {
                 pending += Samples.random(&rng).h4Bytes
                 sent += 1

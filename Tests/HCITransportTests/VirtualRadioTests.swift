@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import TestSupport
 @testable import HCITransport
 
 @Suite(.serialized) struct VirtualRadioTests {
@@ -53,7 +54,7 @@ import Testing
     }
 
     /// A radio that ignores its stdin closing is terminated after the grace period.
-    @Test func stopTerminatesAStubbornRadio() throws {
+    @Test func stopTerminatesAStubbornRadio() async throws {
         let path = script("stubborn.py", """
             import json, time
             print(json.dumps({"event": "ready", "tcp": 1}))
@@ -61,9 +62,13 @@ import Testing
 
             """)
         defer { unlink(path) }
-        let radio = try VirtualRadio.launch(script: path, python: "python3")
-        radio.stop()
-        #expect(!isAlive(radio.processID))
+        // stop() blocks through the grace period (seconds): not on the cooperative pool.
+        let processID = try await onOwnThread {
+            let radio = try VirtualRadio.launch(script: path, python: "python3")
+            radio.stop()
+            return radio.processID
+        }
+        #expect(!isAlive(processID))
     }
 
     @Test func missingBumbleSaysToRunSetup() {
@@ -86,15 +91,27 @@ import Testing
         }
     }
 
-    @Test func badReadyLineAndTimeout() {
+    @Test func badReadyLineAndTimeout() async throws {
         let bad = script("bad.py", "print('hello')\nimport time; time.sleep(60)\n")
         let slow = script("slow.py", "import time; time.sleep(60)\n")
         defer { unlink(bad); unlink(slow) }
-        #expect(throws: TransportError.radioFailed(detail: "its first line is not the ready line: hello")) {
-            try VirtualRadio.launch(script: bad, python: "python3")
+        // A failed launch stops the script, through the grace period (seconds): not on the
+        // cooperative pool.
+        let badLine = try await onOwnThread { Self.launchFailure { () throws(TransportError) in try VirtualRadio.launch(script: bad, python: "python3") } }
+        #expect(badLine == .radioFailed(detail: "its first line is not the ready line: hello"))
+        let noLine = try await onOwnThread {
+            Self.launchFailure { () throws(TransportError) in try VirtualRadio.launch(script: slow, python: "python3", readyTimeout: .milliseconds(300)) }
         }
-        #expect(throws: TransportError.timedOut(spec: "virtual", waitingFor: "the virtual radio's ready line", after: .milliseconds(300))) {
-            try VirtualRadio.launch(script: slow, python: "python3", readyTimeout: .milliseconds(300))
+        #expect(noLine == .timedOut(spec: "virtual", waitingFor: "the virtual radio's ready line", after: .milliseconds(300)))
+    }
+
+    /// The error a launch failed with; nil (the radio stopped again) when it started.
+    private static func launchFailure(_ launch: () throws(TransportError) -> VirtualRadio) -> TransportError? {
+        do {
+            try launch().stop()
+            return nil
+        } catch {
+            return error
         }
     }
 

@@ -6,7 +6,7 @@ import TestSupport
 
 @Suite struct ConnectionTests {
     @Test func connectionsFollowTheControllersEvents() async throws {
-        let harness = try await Harness.make()
+        let harness = try await L2CAPHarness.make()
         let events = Inbox<ConnectionEvent>()
         harness.manager.setConnectionHandler { events.append($0) }
         // The legacy event and the enhanced one both create connections.
@@ -21,7 +21,7 @@ import TestSupport
             peerAddress: BluetoothAddress(0), connectionInterval: 0, peripheralLatency: 0, supervisionTimeout: 0, centralClockAccuracy: 0))))
         #expect(harness.manager.connections.map(\.handle) == [1, 2])
         #expect(harness.manager.connection(1)?.role == .peripheral)
-        #expect(harness.manager.connection(2)?.peerAddress == Harness.peer)
+        #expect(harness.manager.connection(2)?.peerAddress == L2CAPHarness.peer)
 
         await harness.inject(.le(.connectionUpdateComplete(LEConnectionUpdateComplete(
             status: .success, connectionHandle: 2, connectionInterval: 40, peripheralLatency: 2, supervisionTimeout: 500))))
@@ -39,7 +39,7 @@ import TestSupport
     }
 
     @Test func dataReachesTheChannelsHandlerAndUnregisteredDataIsCounted() async throws {
-        let harness = try await Harness.make()
+        let harness = try await L2CAPHarness.make()
         let att = Inbox<ChannelEvent>()
         let smp = Inbox<ChannelEvent>()
         // Registering from the connection event: nothing can arrive before it.
@@ -64,7 +64,7 @@ import TestSupport
     }
 
     @Test func registrationIsCheckedAndMaximaAreConfigurable() async throws {
-        let harness = try await Harness.make()
+        let harness = try await L2CAPHarness.make()
         #expect(throws: L2CAPError.unknownConnection(handle: 0x40)) {
             try harness.manager.setHandler({ _ in }, channel: .attributeProtocol, connection: 0x40)
         }
@@ -88,7 +88,7 @@ import TestSupport
     /// next good PDU delivered.
     @Test(arguments: MalformedShape.allCases)
     func malformedFragmentsFromTheControllerAreDroppedAndCounted(shape: MalformedShape) async throws {
-        let harness = try await Harness.make()
+        let harness = try await L2CAPHarness.make()
         await harness.connect(0x40)
         let att = Inbox<ChannelEvent>()
         try harness.manager.setHandler({ att.append($0) }, channel: .attributeProtocol, connection: 0x40)
@@ -100,7 +100,7 @@ import TestSupport
     }
 
     @Test func aDisconnectFailsPendingSendsAtOnceWithTheReason() async throws {
-        let harness = try await Harness.make(aclLength: 27, aclCount: 2)
+        let harness = try await L2CAPHarness.make(aclLength: 27, aclCount: 2)
         await harness.connect(0x40, role: .peripheral)
         await harness.connect(0x41)
         let att = Inbox<ChannelEvent>()
@@ -140,7 +140,7 @@ import TestSupport
     }
 
     @Test func aHardwareErrorEndsEveryConnection() async throws {
-        let harness = try await Harness.make()
+        let harness = try await L2CAPHarness.make()
         await harness.connect(0x40)
         let att = Inbox<ChannelEvent>()
         try harness.manager.setHandler({ att.append($0) }, channel: .attributeProtocol, connection: 0x40)
@@ -152,7 +152,7 @@ import TestSupport
     /// Random ACL packets and random signaling commands through the whole manager: no trap,
     /// and whatever it answers is well-formed.
     @Test func randomTrafficThroughTheManagerNeverTraps() async throws {
-        let harness = try await Harness.make(aclLength: 251, aclCount: 8)
+        let harness = try await L2CAPHarness.make(aclLength: 251, aclCount: 8)
         await harness.connect(0x40)
         try harness.manager.setHandler({ _ in }, channel: .attributeProtocol, connection: 0x40)
         var random = SeededRandom(seed: 42)
@@ -184,11 +184,12 @@ import TestSupport
 @Suite struct SignalingFuzzTests {
     /// 100,000 random C-frame payloads: decoding is total, and whatever decodes re-encodes
     /// to the same bytes.
-    @Test func randomCommandsDecodeOrFailWithTypedErrors() {
+    @Test func randomCommandsDecodeOrFailWithTypedErrors() async {
         var random = SeededRandom(seed: 0x5160)
         var decoded = 0
         let codes: [UInt8] = [0x01, 0x06, 0x12, 0x13, 0x14, 0xFF]
-        for _ in 0..<100_000 {
+        for iteration in 0..<100_000 {
+            await yieldPeriodically(iteration: iteration)
             var bytes = random.bytes(lengths: 0...16)
             if bytes.count >= 4, Bool.random(using: &random) {
                 bytes[0] = codes.randomElement(using: &random) ?? 0x12

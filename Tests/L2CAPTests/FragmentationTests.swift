@@ -3,6 +3,7 @@ import HCI
 @testable import L2CAP
 import Synchronization
 import Testing
+import TestSupport
 
 @Suite struct FragmentationTests {
     /// Frame sizes on both sides of one and two ACL lengths, for 27 and 251 byte buffers.
@@ -35,7 +36,7 @@ import Testing
     /// 104 bytes over 27-byte buffers, two of them: the host never has more than two
     /// packets in the controller, and every Number Of Completed Packets lets one more out.
     @Test func creditsAreRespected() async throws {
-        let harness = try await Harness.make(aclLength: 27, aclCount: 2)
+        let harness = try await L2CAPHarness.make(aclLength: 27, aclCount: 2)
         await harness.connect(0x40)
         let payload = (0..<100).map { UInt8($0) }
         let send = Task { try await harness.manager.send(payload, cid: .attributeProtocol, connection: 0x40) }
@@ -58,7 +59,7 @@ import Testing
     /// one started: the short one goes out second or third (depending on whether it was
     /// queued before the long PDU's second fragment reached the driver), not ninth.
     @Test func aLongPDUCannotStarveAnotherConnection() async throws {
-        let harness = try await Harness.make(aclLength: 27, aclCount: 1)
+        let harness = try await L2CAPHarness.make(aclLength: 27, aclCount: 1)
         await harness.connect(0x40)
         await harness.connect(0x41)
         let done = Inbox<UInt16>()
@@ -79,7 +80,7 @@ import Testing
 
     /// Two long PDUs queued together alternate fragment by fragment.
     @Test func twoBusyConnectionsAlternate() async throws {
-        let harness = try await Harness.make(aclLength: 27, aclCount: 1)
+        let harness = try await L2CAPHarness.make(aclLength: 27, aclCount: 1)
         await harness.connect(0x40)
         await harness.connect(0x41)
         let frame = BasicFrame(channelID: .attributeProtocol, payload: Array(repeating: 0x55, count: 77)) // 3 fragments
@@ -104,7 +105,7 @@ import Testing
     }
 
     @Test func sendsThatCannotStartFailWithTypedErrors() async throws {
-        let harness = try await Harness.make()
+        let harness = try await L2CAPHarness.make()
         await #expect(throws: L2CAPError.unknownConnection(handle: 0x99)) {
             try await harness.manager.send([1], cid: .attributeProtocol, connection: 0x99)
         }
@@ -119,7 +120,7 @@ import Testing
 /// the Disconnect that follows it.
 @Suite struct WaitUntilSentTests {
     @Test func returnsOnlyOnceEverythingQueuedIsInTheController() async throws {
-        let harness = try await Harness.make(aclLength: 27, aclCount: 1)
+        let harness = try await L2CAPHarness.make(aclLength: 27, aclCount: 1)
         await harness.connect(0x40)
         // Two fragments, one credit: the second waits for a completion.
         harness.manager.submit(Array(repeating: 0xAB, count: 40), cid: .attributeProtocol, connection: 0x40)
@@ -137,7 +138,7 @@ import Testing
     }
 
     @Test func returnsAtOnceWhenNothingIsQueuedOrTheLinkEnds() async throws {
-        let harness = try await Harness.make(aclLength: 27, aclCount: 1)
+        let harness = try await L2CAPHarness.make(aclLength: 27, aclCount: 1)
         await harness.connect(0x40)
         await harness.manager.waitUntilSent(connection: 0x40)
         await harness.manager.waitUntilSent(connection: 0x99)

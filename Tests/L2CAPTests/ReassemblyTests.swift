@@ -159,13 +159,14 @@ enum MalformedShape: String, CaseIterable, Sendable, CustomTestStringConvertible
 @Suite struct ReassemblyFuzzTests {
     /// 100,000 random fragments, biased towards plausible headers so the length checks are
     /// reached: nothing traps and storage never exceeds the largest channel maximum.
-    @Test func randomFragmentsNeverTrapNorGrowPastTheBound() {
+    @Test func randomFragmentsNeverTrapNorGrowPastTheBound() async {
         var random = SeededRandom(seed: 0x12CA_9)
         var reassembler = ACLReassembler(maximumPayload: ChannelManager.Configuration.defaultMaximumReceivePayload)
         var frames = 0
         var largestBuffer = 0
         let channels: [UInt16] = [4, 5, 6, 0x40, UInt16.random(in: 0...0xFFFF, using: &random)]
-        for _ in 0..<100_000 {
+        for iteration in 0..<100_000 {
+            await yieldPeriodically(iteration: iteration)
             var data = random.bytes(lengths: 0...300)
             if data.count >= 4, Bool.random(using: &random) {
                 let length = UInt16.random(in: 0...600, using: &random)

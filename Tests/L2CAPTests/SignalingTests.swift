@@ -2,13 +2,14 @@ import BluetoothCore
 import HCI
 import L2CAP
 import Testing
+import TestSupport
 
 /// Conversations on the LE signaling channel, one scripted exchange per case.
 @Suite struct SignalingTests {
     static let goodRequest = ConnectionParameterUpdateRequest(intervalMin: 24, intervalMax: 40, peripheralLatency: 4, timeoutMultiplier: 600)
 
     @Test func centralAcceptsAValidRequestThenUpdatesTheConnection() async throws {
-        let harness = try await Harness.make()
+        let harness = try await L2CAPHarness.make()
         await harness.connect(0x40, role: .central)
         await harness.receiveSignaling(SignalingCommand(identifier: 0x21, Self.goodRequest), handle: 0x40)
         let response = try await harness.nextSignaling(handle: 0x40)
@@ -32,7 +33,7 @@ import Testing
         ConnectionParameterUpdateRequest(intervalMin: 24, intervalMax: 40, peripheralLatency: 4, timeoutMultiplier: 50), // 500 ms is not more than 5 x 50 ms x 2
     ])
     func centralRejectsInvalidParametersAndSendsNoCommand(request: ConnectionParameterUpdateRequest) async throws {
-        let harness = try await Harness.make()
+        let harness = try await L2CAPHarness.make()
         await harness.connect(0x40, role: .central)
         await harness.receiveSignaling(SignalingCommand(identifier: 0x05, request), handle: 0x40)
         #expect(try await harness.nextSignaling(handle: 0x40).encode() == [0x13, 0x05, 0x02, 0x00, 0x01, 0x00])
@@ -48,21 +49,21 @@ import Testing
         let configuration = ChannelManager.Configuration(connectionParameterUpdatePolicy: { connection, request in
             connection.handle == 0x40 && request.peripheralLatency == 0
         })
-        let harness = try await Harness.make(configuration: configuration)
+        let harness = try await L2CAPHarness.make(configuration: configuration)
         await harness.connect(0x40, role: .central)
         await harness.receiveSignaling(SignalingCommand(identifier: 9, Self.goodRequest), handle: 0x40)
         #expect(try await harness.nextSignaling(handle: 0x40).decode(ConnectionParameterUpdateResponse.self).result == .rejected)
     }
 
     @Test func aPeripheralRejectsTheRequestAsNotUnderstood() async throws {
-        let harness = try await Harness.make()
+        let harness = try await L2CAPHarness.make()
         await harness.connect(0x40, role: .peripheral)
         await harness.receiveSignaling(SignalingCommand(identifier: 0x33, Self.goodRequest), handle: 0x40)
         #expect(try await harness.nextSignaling(handle: 0x40).encode() == [0x01, 0x33, 0x02, 0x00, 0x00, 0x00])
     }
 
     @Test func unknownCodesAndCreditBasedRequestsAreRejected() async throws {
-        let harness = try await Harness.make()
+        let harness = try await L2CAPHarness.make()
         await harness.connect(0x40)
         for (code, identifier) in [(UInt8(0x7F), UInt8(0x11)), (0x14, 0x12), (0x17, 0x13), (0x19, 0x14), (0x02, 0x15)] {
             await harness.receiveSignaling(SignalingCommand(code: SignalingCode(rawValue: code), identifier: identifier, data: [1, 2]), handle: 0x40)
@@ -73,7 +74,7 @@ import Testing
     }
 
     @Test func aDisconnectionRequestNamesTheInvalidChannel() async throws {
-        let harness = try await Harness.make()
+        let harness = try await L2CAPHarness.make()
         await harness.connect(0x40)
         let request = DisconnectionRequest(destinationCID: ChannelIdentifier(0x0040), sourceCID: ChannelIdentifier(0x0077))
         await harness.receiveSignaling(SignalingCommand(identifier: 3, request), handle: 0x40)
@@ -82,7 +83,7 @@ import Testing
     }
 
     @Test func aCommandOverTheSignalingMTUIsRejectedWithOurMTU() async throws {
-        let harness = try await Harness.make()
+        let harness = try await L2CAPHarness.make()
         await harness.connect(0x40)
         await harness.receiveSignaling(SignalingCommand(code: .leCreditBasedConnectionRequest, identifier: 0x44, data: Array(repeating: 0, count: 20)), handle: 0x40)
         #expect(try await harness.nextSignaling(handle: 0x40).encode() == [0x01, 0x44, 0x04, 0x00, 0x01, 0x00, 23, 0x00])
@@ -90,7 +91,7 @@ import Testing
     }
 
     @Test func malformedAndUnexpectedCommandsAreCountedNotAnsweredWrongly() async throws {
-        let harness = try await Harness.make()
+        let harness = try await L2CAPHarness.make()
         await harness.connect(0x40)
         // Responses and indications nobody asked for: dropped, counted, not answered.
         await harness.receiveSignaling(SignalingCommand(identifier: 1, ConnectionParameterUpdateResponse(result: .accepted)), handle: 0x40)
@@ -113,7 +114,7 @@ import Testing
     // MARK: Peripheral side
 
     @Test func aPeripheralRequestIsAccepted() async throws {
-        let harness = try await Harness.make()
+        let harness = try await L2CAPHarness.make()
         await harness.connect(0x40, role: .peripheral)
         let request = Task { try await harness.manager.requestConnectionParameterUpdate(Self.goodRequest, connection: 0x40) }
         let sent = try await harness.nextSignaling(handle: 0x40)
@@ -125,7 +126,7 @@ import Testing
     }
 
     @Test func aPeripheralRequestIsRejectedOrRefused() async throws {
-        let harness = try await Harness.make()
+        let harness = try await L2CAPHarness.make()
         await harness.connect(0x40, role: .peripheral)
         let first = Task { try await harness.manager.requestConnectionParameterUpdate(Self.goodRequest, connection: 0x40) }
         let sent = try await harness.nextSignaling(handle: 0x40)
@@ -140,7 +141,7 @@ import Testing
     }
 
     @Test func aPeripheralRequestTimesOut() async throws {
-        let harness = try await Harness.make()
+        let harness = try await L2CAPHarness.make()
         await harness.connect(0x40, role: .peripheral)
         await #expect(throws: L2CAPError.signalingTimeout(milliseconds: 50)) {
             try await harness.manager.requestConnectionParameterUpdate(Self.goodRequest, connection: 0x40, timeout: .milliseconds(50))
@@ -152,7 +153,7 @@ import Testing
     }
 
     @Test func peripheralRequestsAreCheckedBeforeSending() async throws {
-        let harness = try await Harness.make()
+        let harness = try await L2CAPHarness.make()
         await harness.connect(0x40, role: .central)
         await #expect(throws: L2CAPError.wrongRole(required: .peripheral)) {
             try await harness.manager.requestConnectionParameterUpdate(Self.goodRequest, connection: 0x40)

@@ -53,13 +53,8 @@ struct BeaconAdvertising: ParsableArguments {
             ownAddress: .public,
             txPower: nil
         )
-        let controller = try options.openController()
+        let controller = try await options.openPoweredController()
         defer { controller.close() }
-        do {
-            try await controller.powerOn()
-        } catch {
-            throw ToolError(error.description)
-        }
         let set: AdvertisingSet
         do {
             set = try await Advertiser(controller: controller).start(parameters, data: data, scanResponse: nil)

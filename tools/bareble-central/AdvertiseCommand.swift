@@ -86,13 +86,8 @@ struct Advertise: AsyncParsableCommand {
             txPower: txPower
         )
 
-        let controller = try options.openController()
+        let controller = try await options.openPoweredController()
         defer { controller.close() }
-        do {
-            try await controller.powerOn()
-        } catch {
-            throw ToolError(error.description)
-        }
         let advertiser = Advertiser(controller: controller)
         let set: AdvertisingSet
         do {

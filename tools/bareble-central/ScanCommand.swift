@@ -1,6 +1,5 @@
 import ArgumentParser
 import BluetoothCore
-import Dispatch
 import Glibc
 import HCI
 import ToolSupport
@@ -95,67 +94,17 @@ struct Scan: AsyncParsableCommand {
             addresses: Set(addresses.flatMap(Self.addressesToMatch)),
             duplicates: duplicates.policy
         )
-        let parameters: ScanParameters
-        do {
-            parameters = try ScanParameters(active: mode == .active, useExtendedCommands: legacy ? false : nil)
-        } catch {
-            throw ToolError(error.description)
-        }
-        let controller = try options.openController()
-        defer { controller.close() }
-        do {
-            try await controller.powerOn()
-        } catch {
-            throw ToolError(error.description)
-        }
-
-        let (events, continuation) = AsyncStream.makeStream(of: ScanEvent.self, bufferingPolicy: .bufferingNewest(8192))
-        // Ctrl-C, SIGTERM or --duration end the loop below instead of the process, so
-        // scanning is stopped on the controller before exit.
-        let stop = StopRequest(after: duration) { continuation.finish() }
-        defer { stop.cancel() }
-
-        let scanner = Scanner(controller: controller)
-        let session: ScanSession
-        do {
-            session = try await scanner.scan(matching: filter, parameters: parameters) { continuation.yield(.advertisement($0)) }
-        } catch {
-            throw ToolError("cannot start scanning: \(error)")
-        }
-        let watchers = Task {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for await status in controller.statusUpdates() {
-                        if case .closed = status { continuation.finish() }
-                    }
-                }
-            }
-        }
-        defer { watchers.cancel() }
-
         let live = !json && isatty(1) == 1
         var output = ScanOutput(live: live, sort: sort)
-        let ticker: Task<Void, Never>? = live ? Task {
+        try await ScanRun.run(
+            options: options, filter: filter, active: mode == .active, useExtendedCommands: legacy ? false : nil,
+            duration: duration,
             // Redraws "last seen" while nothing arrives; draws are capped at 10/s anyway.
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(100))
-                continuation.yield(.tick)
-            }
-        } : nil
-        for await event in events { output.handle(event) }
-        ticker?.cancel()
-        await session.stop()
-        if let error = session.error {
-            output.finish()
-            throw ToolError("scanning stopped: \(error)")
-        }
-        output.finish()
+            tickEvery: live ? .milliseconds(100) : nil,
+            handle: { output.handle($0) },
+            stopped: { output.finish() }
+        )
     }
-}
-
-enum ScanEvent: Sendable {
-    case advertisement(Advertisement)
-    case tick
 }
 
 /// The two renderings: JSON lines, or a table redrawn in place.
@@ -177,7 +126,7 @@ struct ScanOutput {
         self.sort = sort
     }
 
-    mutating func handle(_ event: ScanEvent) {
+    mutating func handle(_ event: ScanRunEvent) {
         switch event {
         case let .advertisement(advertisement):
             if live {

@@ -35,6 +35,19 @@ public struct TransportOptions: ParsableArguments, Sendable {
             throw ToolError(error.description)
         }
     }
+
+    /// Opens the transport and powers the controller on (reset, bring-up); on failure the
+    /// transport is closed again and the error says why.
+    public func openPoweredController() async throws -> HCIController {
+        let controller = try openController()
+        do {
+            try await controller.powerOn()
+        } catch {
+            controller.close()
+            throw ToolError(error.description)
+        }
+        return controller
+    }
 }
 
 /// A failure already phrased for the user: printed as is, exit status 1.

@@ -1,20 +1,12 @@
 import BluetoothCore
 import HCI
 import HCITransport
-@testable import L2CAP
+import L2CAP
 import Synchronization
-import Testing
-import TestSupport
-
-/// Thrown when a scripted exchange waited longer than its deadline.
-struct TestTimeout: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "timed out waiting for \(what)" }
-}
 
 /// Packets the host sent after bring-up, read in order with a deadline (no polling: a
 /// waiter is resumed by the send itself, or by its timer).
-final class PacketLog: Sendable {
+public final class PacketLog: Sendable {
     private struct State {
         var packets: [HCIPacket] = []
         var read = 0
@@ -23,7 +15,7 @@ final class PacketLog: Sendable {
     }
     private let state = Mutex(State())
 
-    func append(_ packet: HCIPacket) {
+    public func append(_ packet: HCIPacket) {
         let waiter: CheckedContinuation<HCIPacket?, Never>? = state.withLock { state in
             state.packets.append(packet)
             guard let waiter = state.waiter else { return nil }
@@ -34,9 +26,9 @@ final class PacketLog: Sendable {
         waiter?.resume(returning: packet)
     }
 
-    var all: [HCIPacket] { state.withLock { $0.packets } }
+    public var all: [HCIPacket] { state.withLock { $0.packets } }
 
-    func next(_ what: String = "a packet from the host", timeout: Duration = .seconds(5)) async throws -> HCIPacket {
+    public func next(_ what: String = "a packet from the host", timeout: Duration = .seconds(5)) async throws -> HCIPacket {
         let packet: HCIPacket? = await withCheckedContinuation { continuation in
             let ready: HCIPacket? = state.withLock { state in
                 if state.read < state.packets.count {
@@ -54,7 +46,7 @@ final class PacketLog: Sendable {
             }
             if let ready { continuation.resume(returning: ready) }
         }
-        guard let packet else { throw TestTimeout(what: what) }
+        guard let packet else { throw DeadlineExceeded(what: what) }
         return packet
     }
 
@@ -67,35 +59,38 @@ final class PacketLog: Sendable {
         waiter?.resume(returning: nil)
     }
 
-    func nextACL(timeout: Duration = .seconds(5)) async throws -> ACLDataPacket {
+    public func nextACL(timeout: Duration = .seconds(5)) async throws -> ACLDataPacket {
         let packet = try await next("an ACL packet", timeout: timeout)
-        guard packet.type == .acl else { throw TestTimeout(what: "an ACL packet, got \(packet.type)") }
+        guard packet.type == .acl else { throw DeadlineExceeded(what: "an ACL packet, got \(packet.type)") }
         return try ACLDataPacket(decoding: packet.bytes)
     }
 }
 
 /// A scripted LE controller: answers bring-up, acknowledges LE Connection Update with
 /// Command Status, and checks that the host never has more ACL packets inside it than it
-/// has buffers (credits come back only when the test says so).
-final class TestChip: Sendable {
-    let aclLength: UInt16
-    let aclCount: UInt8
+/// has buffers. Credits come back only when the test says so (flow-control tests), or at
+/// once when `returnsCreditsAtOnce` (tests of the layers above, which are not about them).
+public final class TestChip: Sendable {
+    public let aclLength: UInt16
+    public let aclCount: UInt8
+    public let returnsCreditsAtOnce: Bool
     private struct Counters { var inFlight = 0; var maximumInFlight = 0; var recording = false }
     private let counters = Mutex(Counters())
-    let log = PacketLog()
+    public let log = PacketLog()
 
-    init(aclLength: UInt16, aclCount: UInt8) {
+    public init(aclLength: UInt16, aclCount: UInt8, returnsCreditsAtOnce: Bool = false) {
         self.aclLength = aclLength
         self.aclCount = aclCount
+        self.returnsCreditsAtOnce = returnsCreditsAtOnce
     }
 
-    var maximumInFlight: Int { counters.withLock { $0.maximumInFlight } }
-    func startRecording() { counters.withLock { $0.recording = true } }
+    public var maximumInFlight: Int { counters.withLock { $0.maximumInFlight } }
+    public func startRecording() { counters.withLock { $0.recording = true } }
 
     /// The controller freed `count` buffers (the test then injects the event).
-    func release(_ count: Int) { counters.withLock { $0.inFlight -= count } }
+    public func release(_ count: Int) { counters.withLock { $0.inFlight -= count } }
 
-    func answer(_ packet: HCIPacket) -> [HCIPacket] {
+    public func answer(_ packet: HCIPacket) -> [HCIPacket] {
         let recording = counters.withLock { counters in
             if packet.type == .acl {
                 counters.inFlight += 1
@@ -104,6 +99,11 @@ final class TestChip: Sendable {
             return counters.recording
         }
         if recording { log.append(packet) }
+        if packet.type == .acl, returnsCreditsAtOnce, let acl = try? ACLDataPacket(decoding: packet.bytes) {
+            release(1)
+            let done = HCIEvent.numberOfCompletedPackets(.init(completions: [.init(connectionHandle: acl.connectionHandle, completedPackets: 1)]))
+            return [HCIPacket(.event, done.encode())]
+        }
         guard packet.type == .command, packet.bytes.count >= 3 else { return [] }
         let opcode = HCIOpcode(rawValue: UInt16(packet.bytes[0]) | UInt16(packet.bytes[1]) << 8)
         var writer = ByteWriter()
@@ -138,43 +138,45 @@ final class TestChip: Sendable {
     }
 }
 
-/// A powered-on controller on a scripted transport with a channel manager attached.
-struct Harness {
-    let chip: TestChip
-    let transport: ScriptedTransport
-    let controller: HCIController
-    let manager: ChannelManager
+/// A powered-on controller on a scripted transport with a channel manager attached: for
+/// L2CAP's own tests and for the bearers above it (ATT over L2CAP).
+public struct L2CAPHarness: Sendable {
+    public let chip: TestChip
+    public let transport: ScriptedTransport
+    public let controller: HCIController
+    public let manager: ChannelManager
 
-    static let peer = BluetoothAddress(0xC44B_4D00_0001)
+    public static let peer = BluetoothAddress(0xC44B_4D00_0001)
 
-    static func make(
-        aclLength: UInt16 = 27, aclCount: UInt8 = 4,
+    public static func make(
+        aclLength: UInt16 = 27, aclCount: UInt8 = 4, returnsCreditsAtOnce: Bool = false,
         configuration: ChannelManager.Configuration = .init()
-    ) async throws -> Harness {
-        let chip = TestChip(aclLength: aclLength, aclCount: aclCount)
+    ) async throws -> L2CAPHarness {
+        let chip = TestChip(aclLength: aclLength, aclCount: aclCount, returnsCreditsAtOnce: returnsCreditsAtOnce)
         let transport = ScriptedTransport { chip.answer($0) }
         let controller = HCIController(transport: transport)
         try controller.start()
         let manager = ChannelManager(controller: controller, configuration: configuration)
         try await controller.powerOn()
         chip.startRecording()
-        return Harness(chip: chip, transport: transport, controller: controller, manager: manager)
+        return L2CAPHarness(chip: chip, transport: transport, controller: controller, manager: manager)
     }
 
-    var log: PacketLog { chip.log }
+    public var log: PacketLog { chip.log }
 
-    func inject(_ event: HCIEvent) async {
+    public func inject(_ event: HCIEvent) async {
         transport.inject([HCIPacket(.event, event.encode())])
         await transport.drain()
     }
 
-    func inject(_ packets: [ACLDataPacket]) async {
+    /// ACL packets from the peer, in order.
+    public func inject(_ packets: [ACLDataPacket]) async {
         transport.inject(packets.map { HCIPacket(.acl, $0.encode()) })
         await transport.drain()
     }
 
     /// LE Enhanced Connection Complete v2 for `handle`.
-    func connect(_ handle: UInt16, role: ConnectionRole = .central) async {
+    public func connect(_ handle: UInt16, role: ConnectionRole = .central) async {
         await inject(.le(.enhancedConnectionComplete(LEEnhancedConnectionComplete(
             version: .v2(advertisingHandle: 0xFF, syncHandle: 0xFFFF), status: .success,
             connectionHandle: handle, role: role, peerAddressType: .random, peerAddress: Self.peer,
@@ -183,42 +185,19 @@ struct Harness {
         ))))
     }
 
-    func disconnect(_ handle: UInt16, reason: HCIErrorCode) async {
+    public func disconnect(_ handle: UInt16, reason: HCIErrorCode) async {
         await inject(.disconnectionComplete(HCIEvent.DisconnectionComplete(status: .success, connectionHandle: handle, reason: reason)))
     }
 
     /// The controller reports `count` packets of `handle` done.
-    func complete(_ handle: UInt16, _ count: Int = 1) async {
+    public func complete(_ handle: UInt16, _ count: Int = 1) async {
         chip.release(count)
         await inject(.numberOfCompletedPackets(HCIEvent.NumberOfCompletedPackets(
             completions: [.init(connectionHandle: handle, completedPackets: UInt16(count))])))
     }
 
     /// A whole B-frame from the peer in one ACL packet.
-    func receive(_ payload: [UInt8], cid: ChannelIdentifier, handle: UInt16) async {
+    public func receive(_ payload: [UInt8], cid: ChannelIdentifier, handle: UInt16) async {
         await inject([ACLDataPacket(connectionHandle: handle, packetBoundary: .firstFlushable, data: BasicFrame(channelID: cid, payload: payload).encode())])
     }
-
-    /// A signaling command from the peer.
-    func receiveSignaling(_ command: SignalingCommand, handle: UInt16) async {
-        await receive(command.encode(), cid: .leSignaling, handle: handle)
-    }
-
-    /// The next ACL packet, which must be a whole signaling C-frame; credit returned.
-    func nextSignaling(handle: UInt16) async throws -> SignalingCommand {
-        let packet = try await log.nextACL()
-        #expect(packet.connectionHandle == handle)
-        #expect(packet.packetBoundary == .firstNonFlushable)
-        await complete(packet.connectionHandle)
-        let frame = try BasicFrame(decoding: packet.data)
-        #expect(frame.channelID == .leSignaling)
-        return try SignalingCommand(decoding: frame.payload)
-    }
-}
-
-/// Collects what a channel or connection handler was told.
-final class Inbox<Event: Sendable>: Sendable {
-    private let events = Mutex<[Event]>([])
-    func append(_ event: Event) { events.withLock { $0.append(event) } }
-    var all: [Event] { events.withLock { $0 } }
 }
