@@ -23,6 +23,8 @@ public enum KernelManagement {
         static let setPowered: UInt16 = 0x0005
         static let setBondable: UInt16 = 0x0009
         static let setLowEnergy: UInt16 = 0x000D
+        static let unpairDevice: UInt16 = 0x001B
+        static let setSecureConnections: UInt16 = 0x002D
     }
 
     enum Event {
@@ -37,22 +39,32 @@ public enum KernelManagement {
         public static let powered = Settings(rawValue: 1 << 0)
         public static let bondable = Settings(rawValue: 1 << 4)
         public static let lowEnergy = Settings(rawValue: 1 << 9)
+        public static let secureConnections = Settings(rawValue: 1 << 11)
     }
 
     /// The adapter's current settings; also marks it as managed.
     public static func settings(index: Int, timeout: Duration = .seconds(5)) throws(TransportError) -> Settings {
+        try information(index: index, timeout: timeout).current
+    }
+
+    /// The settings the adapter supports and those it has now (Read Controller Information).
+    static func information(index: Int, timeout: Duration) throws(TransportError) -> (supported: Settings, current: Settings) {
         let reply = try request(Opcode.readControllerInformation, index: index, parameters: [], timeout: timeout)
         // Address (6), version (1), manufacturer (2), supported settings (4), current (4).
         guard reply.count >= 17 else {
             throw .system(spec: "mgmt", operation: .read, errno: EPROTO, message: "short Read Controller Information reply")
         }
-        return Settings(rawValue: UInt32(reply[13]) | UInt32(reply[14]) << 8 | UInt32(reply[15]) << 16 | UInt32(reply[16]) << 24)
+        func settings(at offset: Int) -> Settings {
+            Settings(rawValue: UInt32(reply[offset]) | UInt32(reply[offset + 1]) << 8 | UInt32(reply[offset + 2]) << 16 | UInt32(reply[offset + 3]) << 24)
+        }
+        return (settings(at: 9), settings(at: 13))
     }
 
     /// Powers hci`index` on as a managed adapter, with LE enabled: if it is up already
-    /// (by HCIDEVUP, without the kernel's SMP), it is powered off and on again.
+    /// (by HCIDEVUP, without the kernel's SMP), it is powered off and on again. Secure
+    /// Connections is switched on where supported, as bluetoothd does by default.
     public static func powerOnManaged(index: Int, timeout: Duration = .seconds(10)) throws(TransportError) {
-        let current = try settings(index: index, timeout: timeout)
+        let (supported, current) = try information(index: index, timeout: timeout)
         if current.contains(.powered) {
             _ = try request(Opcode.setPowered, index: index, parameters: [0], timeout: timeout)
         }
@@ -63,11 +75,54 @@ public enum KernelManagement {
         if !current.contains(.bondable) {
             _ = try request(Opcode.setBondable, index: index, parameters: [1], timeout: timeout)
         }
+        // Without it the kernel pairs with legacy pairing only: no `fips` level, and
+        // legacy keys are the weaker ones. (After LE: for an LE-only controller the kernel
+        // allows it only with LE enabled.)
+        if supported.contains(.secureConnections), !current.contains(.secureConnections) {
+            _ = try request(Opcode.setSecureConnections, index: index, parameters: [1], timeout: timeout)
+        }
         _ = try request(Opcode.setPowered, index: index, parameters: [1], timeout: timeout)
+    }
+
+    /// Makes the kernel forget its keys for `peer` on hci`index` (Unpair Device), so the
+    /// next BT_SECURITY above `low` pairs afresh instead of encrypting with a key the
+    /// peer may have lost; `disconnect` also ends a link to it. Without bluetoothd these
+    /// keys live only in the kernel's memory. False when the kernel held none.
+    @discardableResult
+    public static func unpair(index: Int, peer: DeviceAddress, disconnect: Bool = false, timeout: Duration = .seconds(5)) throws(TransportError) -> Bool {
+        // Address type as mgmt numbers it: 1 LE public, 2 LE random.
+        let type: UInt8 = switch peer.type {
+        case .public, .publicIdentity: 1
+        case .random, .randomIdentity: 2
+        }
+        let parameters = peer.address.littleEndianBytes + [type, disconnect ? 1 : 0]
+        let reply = try exchange(Opcode.unpairDevice, index: index, parameters: parameters, timeout: timeout)
+        if reply.status == Status.notPaired { return false }
+        try check(reply, Opcode.unpairDevice, index: index)
+        return true
     }
 
     /// Sends one command and returns its Command Complete return parameters.
     static func request(_ opcode: UInt16, index: Int, parameters: [UInt8], timeout: Duration) throws(TransportError) -> [UInt8] {
+        let reply = try exchange(opcode, index: index, parameters: parameters, timeout: timeout)
+        try check(reply, opcode, index: index)
+        return reply.parameters
+    }
+
+    /// A failed status as the error a caller can act on.
+    static func check(_ reply: Reply, _ opcode: UInt16, index: Int) throws(TransportError) {
+        guard reply.status == 0 else {
+            if reply.status == Status.busy || reply.status == Status.rejected {
+                throw .adapterBusy(index: index)
+            }
+            throw .system(spec: "mgmt hci\(index)", operation: .configure, errno: EIO,
+                          message: "management command 0x\(Hex.string([UInt8(opcode >> 8), UInt8(opcode & 0xFF)])) failed with status 0x\(Hex.string([reply.status]))")
+        }
+    }
+
+    /// Sends one command and returns its Command Complete or Command Status, whatever
+    /// its status.
+    static func exchange(_ opcode: UInt16, index: Int, parameters: [UInt8], timeout: Duration) throws(TransportError) -> Reply {
         let spec = TransportSpec.hciRaw(index: index)
         let fd = try HCISocket.open(spec: spec)
         defer { Glibc.close(fd) }
@@ -108,14 +163,7 @@ public enum KernelManagement {
             guard let reply = try? Reply(decoding: Array(buffer[0..<count])),
                   reply.index == UInt16(truncatingIfNeeded: index), reply.commandOpcode == opcode
             else { continue }
-            guard reply.status == 0 else {
-                if reply.status == Status.busy || reply.status == Status.rejected {
-                    throw .adapterBusy(index: index)
-                }
-                throw .system(spec: "mgmt hci\(index)", operation: .configure, errno: EIO,
-                              message: "management command 0x\(Hex.string([UInt8(opcode >> 8), UInt8(opcode & 0xFF)])) failed with status 0x\(Hex.string([reply.status]))")
-            }
-            return reply.parameters
+            return reply
         }
     }
 
@@ -130,6 +178,7 @@ public enum KernelManagement {
     }
 
     enum Status {
+        static let notPaired: UInt8 = 0x06
         static let busy: UInt8 = 0x0A
         static let rejected: UInt8 = 0x0B
     }

@@ -2,6 +2,7 @@ import BluetoothCore
 import Glibc
 import Foundation
 import HCITransport
+import Synchronization
 import Testing
 import TestSupport
 
@@ -40,31 +41,54 @@ enum KernelAdapterCases {
         try #require(!(try await runTool(["adapters", "--up", "7"])).errors.isEmpty)
     }
 
-    /// Runs the built bareble-central with its output in files of the job folder. Not
-    /// Foundation's Process: in the guest its run loop cannot create its wake-up socket
-    /// pair and the child is never waited for.
+    /// Runs the built bareble-central to its exit, with its output in files of the job
+    /// folder.
     static func runTool(_ arguments: [String]) async throws -> CentralTool.Run {
-        try await onOwnThread {
-            let output = KernelGuest.jobDirectory + "/tool-\(getpid())-out.txt"
-            let errors = KernelGuest.jobDirectory + "/tool-\(getpid())-err.txt"
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            let argv = ([CentralTool.executable] + arguments).map { strdup($0) } + [nil]
-            defer { argv.forEach { free($0) } }
-            var pid: pid_t = 0
-            let spawned = posix_spawn(&pid, CentralTool.executable, &actions, nil, argv, environ)
-            guard spawned == 0 else { throw KernelCaseFailure("cannot run \(CentralTool.executable): errno \(spawned)") }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-            let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-            return CentralTool.Run(
-                status: exitStatus,
-                output: (try? String(contentsOfFile: output, encoding: .utf8)) ?? "",
-                errors: (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
-        }
+        try await onOwnThread { try startTool(arguments).finishBlocking() }
+    }
+
+    /// Starts the built bareble-central; `finish()` waits for its exit. Not Foundation's
+    /// Process: in the guest its run loop cannot create its wake-up socket pair and the
+    /// child is never waited for.
+    static func startTool(_ arguments: [String]) throws -> GuestTool {
+        let serial = toolRuns.add(1, ordering: .relaxed).newValue
+        let output = KernelGuest.jobDirectory + "/tool-\(getpid())-\(serial)-out.txt"
+        let errors = KernelGuest.jobDirectory + "/tool-\(getpid())-\(serial)-err.txt"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv = ([CentralTool.executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, CentralTool.executable, &actions, nil, argv, environ)
+        guard spawned == 0 else { throw KernelCaseFailure("cannot run \(CentralTool.executable): errno \(spawned)") }
+        return GuestTool(pid: pid, output: output, errors: errors)
+    }
+
+    private static let toolRuns = Atomic(0)
+}
+
+/// A bareble-central started in the guest.
+struct GuestTool: Sendable {
+    let pid: pid_t
+    let output: String
+    let errors: String
+
+    /// Waits (on a thread of its own) for the tool's exit; its status and output.
+    func finish() async throws -> CentralTool.Run {
+        try await onOwnThread { finishBlocking() }
+    }
+
+    func finishBlocking() -> CentralTool.Run {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return CentralTool.Run(
+            status: exitStatus,
+            output: (try? String(contentsOfFile: output, encoding: .utf8)) ?? "",
+            errors: (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
     }
 }

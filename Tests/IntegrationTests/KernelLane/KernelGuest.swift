@@ -14,6 +14,9 @@ enum KernelGuestCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
     case rawSocketGATT
     case rawSocketSecurityMediumPairs
     case rawAdvertiseAndListen
+    case rawToolExploreAndConnect
+    case rawToolWriteReadSubscribe
+    case rawToolReadPairsThroughKernel
     case userChannelGATT
     case userChannelHeldByAnother
     case monitorRecordsBTSnoop
@@ -27,6 +30,9 @@ enum KernelGuestCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
         case .rawSocketGATT: KernelRawCases.socketGATT
         case .rawSocketSecurityMediumPairs: KernelRawCases.securityMediumPairs
         case .rawAdvertiseAndListen: KernelRawCases.advertiseAndListen
+        case .rawToolExploreAndConnect: KernelToolCases.exploreAndConnect
+        case .rawToolWriteReadSubscribe: KernelToolCases.writeReadSubscribe
+        case .rawToolReadPairsThroughKernel: KernelToolCases.readPairsThroughKernel
         case .userChannelGATT: KernelUserChannelCases.gatt
         case .userChannelHeldByAnother: KernelUserChannelCases.heldByAnother
         case .monitorRecordsBTSnoop: KernelMonitorCases.recordsBTSnoop
@@ -128,11 +134,19 @@ enum KernelGuest {
                 }
             }
         }
+        databaseHashCache.withLock { $0 = (event["database_hash"] as? String)?.lowercased() }
         databaseCache.withLock { $0 = entries }
         return entries
     }
 
+    /// The Database Hash the peripheral stated with its database (hex, lower case).
+    static func peerDatabaseHash() async throws -> String? {
+        _ = try await peerDatabase()
+        return databaseHashCache.withLock { $0 }
+    }
+
     private static let databaseCache = Mutex<[String]?>(nil)
+    private static let databaseHashCache = Mutex<String?>(nil)
 
     static func upper(_ value: Any?) -> String { "\(value ?? "")".uppercased() }
 
