@@ -132,12 +132,7 @@ public final class Central: Sendable {
         let security = self.security
         switch links {
         case let .kernel(adapter):
-            do {
-                let socket = try await KernelL2CAPSocket.connect(to: peer, adapter: adapter, security: .low, timeout: timeout)
-                link = KernelLink(socket: socket, pairing: security.pairing)
-            } catch {
-                throw .kernelSocket(error)
-            }
+            link = try await KernelLink.connect(to: peer, adapter: adapter, security: security, timeout: timeout)
         case let .host(channels, connector):
             let connection: Connection
             do {

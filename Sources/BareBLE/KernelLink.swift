@@ -1,6 +1,7 @@
 import ATT
 import BluetoothCore
 import HCI
+import HCITransport
 import L2CAP
 import SMP
 import Synchronization
@@ -14,14 +15,34 @@ final class KernelLink: PeripheralLink {
     /// The level ``secure(explicit:)`` asks for: what the pairing configuration demands.
     let level: KernelL2CAPSocket.SecurityLevel
     let securityTimeout: Duration
+    /// Answers the kernel's numeric comparison and passkey questions (the policy's delegate).
+    let responder: (any KernelPairingResponder)?
     /// Set once the ATT client exists: its bearer's end is the link's end.
     private let att = Mutex<ATTClient?>(nil)
 
-    init(socket: KernelL2CAPSocket, pairing: PairingConfiguration, securityTimeout: Duration = .seconds(30)) {
+    init(socket: KernelL2CAPSocket, security: SecurityPolicy, securityTimeout: Duration = .seconds(30)) {
         self.socket = socket
         bearer = KernelSocketBearer(socket: socket)
-        level = Self.level(for: pairing)
+        level = Self.level(for: security.pairing)
+        responder = security.delegate.map(DelegateResponder.init)
         self.securityTimeout = securityTimeout
+    }
+
+    /// Connects the ATT socket to `peer` through hci`adapter`, after telling the kernel
+    /// the policy's IO capability: the kernel fixes a link's IO capability (and so the
+    /// pairing method) when the link is made.
+    static func connect(to peer: DeviceAddress, adapter: Int, security: SecurityPolicy, timeout: Duration) async throws(PeripheralError) -> KernelLink {
+        do {
+            try KernelManagement.setIOCapability(index: adapter, security.pairing.ioCapability.rawValue)
+        } catch {
+            throw .kernelSocket(.adapter("cannot give hci\(adapter)'s kernel our IO capability (\(security.pairing.ioCapability)): \(error)"))
+        }
+        do {
+            let socket = try await KernelL2CAPSocket.connect(to: peer, adapter: adapter, security: .low, timeout: timeout)
+            return KernelLink(socket: socket, security: security)
+        } catch {
+            throw .kernelSocket(error)
+        }
     }
 
     /// BT_SECURITY for a configuration: `fips` for Secure Connections Only, `high` when
@@ -63,9 +84,26 @@ final class KernelLink: PeripheralLink {
     }
 
     func secure(explicit: Bool) async throws(PeripheralError) -> SecurityOutcome {
-        do { try await socket.raiseSecurity(to: level, timeout: securityTimeout) } catch { throw .kernelSocket(error) }
+        do { try await socket.raiseSecurity(to: level, timeout: securityTimeout, responder: responder) } catch { throw .kernelSocket(error) }
         return .kernel(level: "\(socket.securityLevel ?? level)")
     }
 
     func close() {}
+}
+
+/// The policy's ``PairingDelegate`` answering the kernel's pairing questions.
+private struct DelegateResponder: KernelPairingResponder {
+    let delegate: any PairingDelegate
+
+    func confirmNumericComparison(_ value: UInt32, peer: DeviceAddress) async -> Bool {
+        await delegate.confirmNumericComparison(value, peer: peer)
+    }
+
+    func enterPasskey(peer: DeviceAddress) async -> UInt32? {
+        await delegate.enterPasskey(peer: peer)
+    }
+
+    func displayPasskey(_ passkey: UInt32, peer: DeviceAddress) async {
+        await delegate.displayPasskey(passkey, peer: peer)
+    }
 }

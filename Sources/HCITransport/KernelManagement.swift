@@ -23,6 +23,7 @@ public enum KernelManagement {
         static let setPowered: UInt16 = 0x0005
         static let setBondable: UInt16 = 0x0009
         static let setLowEnergy: UInt16 = 0x000D
+        static let setIOCapability: UInt16 = 0x0018
         static let unpairDevice: UInt16 = 0x001B
         static let setSecureConnections: UInt16 = 0x002D
     }
@@ -82,6 +83,13 @@ public enum KernelManagement {
             _ = try request(Opcode.setSecureConnections, index: index, parameters: [1], timeout: timeout)
         }
         _ = try request(Opcode.setPowered, index: index, parameters: [1], timeout: timeout)
+    }
+
+    /// The IO capability the kernel's SMP declares for links made from now on (SMP's
+    /// numbering: 0 display only ... 4 keyboard and display); the kernel copies it into
+    /// each connection when the connection is made, so set it before connecting.
+    public static func setIOCapability(index: Int, _ capability: UInt8, timeout: Duration = .seconds(5)) throws(TransportError) {
+        _ = try request(Opcode.setIOCapability, index: index, parameters: [capability], timeout: timeout)
     }
 
     /// Makes the kernel forget its keys for `peer` on hci`index` (Unpair Device), so the

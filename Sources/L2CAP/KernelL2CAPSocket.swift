@@ -169,8 +169,8 @@ public final class KernelL2CAPSocket: Sendable {
         return adapter.address
     }
 
-    static func startAgent(_ adapter: Int) throws(KernelSocketError) -> KernelPairingAgent {
-        do { return try KernelPairingAgent.start(index: adapter) } catch {
+    static func startAgent(_ adapter: Int, responder: (any KernelPairingResponder)? = nil) throws(KernelSocketError) -> KernelPairingAgent {
+        do { return try KernelPairingAgent.start(index: adapter, responder: responder) } catch {
             throw .adapter("cannot answer the kernel's pairing requests on hci\(adapter): \(error)")
         }
     }
@@ -210,9 +210,14 @@ public final class KernelL2CAPSocket: Sendable {
 
     /// Raises the link's security on a connected socket: the kernel pairs (or encrypts
     /// with a stored key) and holds our writes meanwhile. Returns once the socket is
-    /// writable again at `level`, or throws at the deadline.
-    public func raiseSecurity(to level: SecurityLevel, timeout: Duration = .seconds(10)) async throws(KernelSocketError) {
-        let agent = try Self.startAgent(adapter)
+    /// writable again at `level`, or throws at the deadline. `responder` answers numeric
+    /// comparison and passkey entry (`high`, `fips`; the kernel's IO capability, which
+    /// decides the method, is the adapter's when the link was made); Just Works is
+    /// confirmed without it.
+    public func raiseSecurity(
+        to level: SecurityLevel, timeout: Duration = .seconds(10), responder: (any KernelPairingResponder)? = nil
+    ) async throws(KernelSocketError) {
+        let agent = try Self.startAgent(adapter, responder: responder)
         defer { agent.close() }
         try Self.setSecurity(fd, level)
         let fd = self.fd

@@ -17,6 +17,7 @@ enum KernelGuestCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
     case rawToolExploreAndConnect
     case rawToolWriteReadSubscribe
     case rawToolReadPairsThroughKernel
+    case rawSecurityHighAsksTheDelegate
     case userChannelGATT
     case userChannelHeldByAnother
     case monitorRecordsBTSnoop
@@ -33,6 +34,7 @@ enum KernelGuestCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
         case .rawToolExploreAndConnect: KernelToolCases.exploreAndConnect
         case .rawToolWriteReadSubscribe: KernelToolCases.writeReadSubscribe
         case .rawToolReadPairsThroughKernel: KernelToolCases.readPairsThroughKernel
+        case .rawSecurityHighAsksTheDelegate: KernelSecurityCases.highAsksTheDelegate
         case .userChannelGATT: KernelUserChannelCases.gatt
         case .userChannelHeldByAnother: KernelUserChannelCases.heldByAnother
         case .monitorRecordsBTSnoop: KernelMonitorCases.recordsBTSnoop
