@@ -21,6 +21,7 @@ enum KernelGuestCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
     case userChannelGATT
     case userChannelHeldByAnother
     case monitorRecordsBTSnoop
+    case monitorDeleteIndex
 
     var testDescription: String { rawValue }
 
@@ -38,6 +39,7 @@ enum KernelGuestCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
         case .userChannelGATT: KernelUserChannelCases.gatt
         case .userChannelHeldByAnother: KernelUserChannelCases.heldByAnother
         case .monitorRecordsBTSnoop: KernelMonitorCases.recordsBTSnoop
+        case .monitorDeleteIndex: KernelMonitorCases.deleteIndex
         }
     }
 

@@ -1,6 +1,7 @@
 import ATT
 import BluetoothCore
 import Foundation
+import Glibc
 import GATT
 import HCI
 import HCITransport
@@ -48,6 +49,52 @@ enum KernelMonitorCases {
         try #require(notes.withLock { $0 }.contains { $0.hasPrefix("Linux version") }, "system notes: \(notes.withLock { $0 })")
         for opcode in [MonitorRecord.Opcode.commandPacket, .eventPacket, .aclTransmit, .aclReceive] {
             try #require((counts[opcode] ?? 0) > 0, "no \(opcode) records: \(counts)")
+        }
+    }
+
+    /// A controller that goes away: a third /dev/vhci opened here (the kernel makes hciN
+    /// of it), then closed. The monitor shows New Index, then Delete Index, for that index.
+    static func deleteIndex() async throws {
+        let monitor = try HCIMonitor.open()
+        let (created, creations) = AsyncStream.makeStream(of: MonitorRecord.self)
+        let (deleted, deletions) = AsyncStream.makeStream(of: MonitorRecord.self)
+        try monitor.start(receive: { record in
+            if record.opcode == .newIndex { creations.yield(record) }
+            if record.opcode == .deleteIndex { deletions.yield(record) }
+        }, closed: { _ in
+            creations.finish()
+            deletions.finish()
+        })
+        defer { monitor.close() }
+        let fd = open("/dev/vhci", O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw KernelCaseFailure("cannot open /dev/vhci: errno \(errno)") }
+        // Vendor packet 0xFF with opcode 0 (a primary controller): the kernel creates it
+        // now and answers 0xFF, the opcode, the new index (little endian).
+        let index: UInt16 = try await onOwnThread {
+            guard write(fd, [0xFF, 0x00], 2) == 2 else { throw KernelCaseFailure("vhci create: errno \(errno)") }
+            var reply = [UInt8](repeating: 0, count: 4)
+            guard read(fd, &reply, 4) == 4, reply[0] == 0xFF else { throw KernelCaseFailure("vhci answered \(reply)") }
+            return UInt16(reply[2]) | UInt16(reply[3]) << 8
+        }
+        // The monitor opens with a New Index for each controller already there.
+        _ = try await firstElement(of: only(created, index), within: .seconds(10), waitingFor: "New Index for hci\(index)")
+        let started = ContinuousClock.now
+        // The kernel is still bringing the new controller up (nobody answers its Reset):
+        // closing may wait for that to give up.
+        _ = try await onOwnThread { close(fd) }
+        _ = try await firstElement(of: only(deleted, index), within: .seconds(20), waitingFor: "Delete Index for hci\(index)")
+        try #require(!(try Adapters.list()).contains { $0.index == Int(index) }, "hci\(index) is still listed")
+        print("kernel guest: hci\(index): New Index, then Delete Index \(ContinuousClock.now - started) after closing its /dev/vhci")
+    }
+
+    /// The records of `stream` for controller `index`.
+    static func only(_ stream: AsyncStream<MonitorRecord>, _ index: UInt16) -> AsyncStream<MonitorRecord> {
+        AsyncStream { continuation in
+            let task = Task {
+                for await record in stream where record.index == index { continuation.yield(record) }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
         }
     }
 
