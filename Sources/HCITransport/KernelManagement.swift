@@ -123,6 +123,10 @@ public enum KernelManagement {
             if reply.status == Status.busy || reply.status == Status.rejected {
                 throw .adapterBusy(index: index)
             }
+            if reply.status == Status.invalidIndex {
+                throw .system(spec: "mgmt hci\(index)", operation: .configure, errno: ENODEV,
+                              message: "there is no adapter hci\(index) (`bareble-central adapters` lists them)")
+            }
             throw .system(spec: "mgmt hci\(index)", operation: .configure, errno: EIO,
                           message: "management command 0x\(Hex.string([UInt8(opcode >> 8), UInt8(opcode & 0xFF)])) failed with status 0x\(Hex.string([reply.status]))")
         }
@@ -148,8 +152,10 @@ public enum KernelManagement {
         let packet = commandPacket(opcode, index: index, parameters: parameters)
         let written = Glibc.write(fd, packet, packet.count)
         let code = errno
-        guard written == packet.count else {
-            if written >= 0 {
+        // 0: the kernel refused the command before running it (an index with no adapter)
+        // and left its Command Status on the socket, which says why.
+        guard written == packet.count || written == 0 else {
+            if written > 0 {
                 throw .system(spec: "mgmt hci\(index)", operation: .write, errno: EIO, message: "short write (\(written) of \(packet.count) bytes)")
             }
             throw TransportError.from(errno: code, operation: .write, spec: spec)
@@ -189,6 +195,7 @@ public enum KernelManagement {
         static let notPaired: UInt8 = 0x06
         static let busy: UInt8 = 0x0A
         static let rejected: UInt8 = 0x0B
+        static let invalidIndex: UInt8 = 0x11
     }
 
     /// A Command Complete or Command Status event: which command, its status, its return

@@ -38,13 +38,17 @@ enum KernelAdapterCases {
         try #require(up.status == 0, "\(up.errors)")
         try #require(up.output.contains("\"index\":1") || up.output.contains("\"index\": 1"), "\(up.output)")
         try #require(try Adapters.list().first { $0.index == 1 }?.isUp == true)
-        try #require(!(try await runTool(["adapters", "--up", "7"])).errors.isEmpty)
+        let missing = try await runTool(["adapters", "--up", "7"])
+        try #require(missing.status != 0 && missing.errors.contains("there is no adapter hci7"), "\(missing.errors)")
     }
 
     /// Runs the built bareble-central to its exit, with its output in files of the job
     /// folder.
     static func runTool(_ arguments: [String]) async throws -> CentralTool.Run {
-        try await onOwnThread { try startTool(arguments).finishBlocking() }
+        let started = ContinuousClock.now
+        let run = try await onOwnThread { try startTool(arguments).finishBlocking() }
+        print("kernel guest: `bareble-central \(arguments.joined(separator: " "))` exit \(run.status) after \(ContinuousClock.now - started)")
+        return run
     }
 
     /// Starts the built bareble-central; `finish()` waits for its exit. Not Foundation's

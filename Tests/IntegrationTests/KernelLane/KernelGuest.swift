@@ -125,19 +125,7 @@ enum KernelGuest {
         if let cached = databaseCache.withLock({ $0 }) { return cached }
         let harness = try radio.get()
         let event = try await harness.waitForEvent("gatt-database", timeout: .seconds(60)) { $0["peer"] as? String == "peripheral" }
-        var entries: [String] = []
-        for service in event["services"] as? [[String: Any]] ?? [] {
-            entries.append("service \(service["handle"] ?? "")-\(service["end"] ?? "") \(upper(service["uuid"])) primary=\(service["primary"] as? Bool ?? false)")
-            for include in service["includes"] as? [[String: Any]] ?? [] {
-                entries.append("include \(include["handle"] ?? "") \(include["start"] ?? "")-\(include["end"] ?? "")")
-            }
-            for characteristic in service["characteristics"] as? [[String: Any]] ?? [] {
-                entries.append("characteristic \(characteristic["handle"] ?? "") value \(characteristic["value_handle"] ?? "") \(upper(characteristic["uuid"])) properties \(characteristic["properties"] ?? "")")
-                for descriptor in characteristic["descriptors"] as? [[String: Any]] ?? [] {
-                    entries.append("descriptor \(descriptor["handle"] ?? "") \(upper(descriptor["uuid"]))")
-                }
-            }
-        }
+        let entries = entries(ofJSON: event["services"] as? [[String: Any]] ?? [], valueHandleKey: "value_handle")
         databaseHashCache.withLock { $0 = (event["database_hash"] as? String)?.lowercased() }
         databaseCache.withLock { $0 = entries }
         return entries
@@ -153,6 +141,25 @@ enum KernelGuest {
     private static let databaseHashCache = Mutex<String?>(nil)
 
     static func upper(_ value: Any?) -> String { "\(value ?? "")".uppercased() }
+
+    /// Services as JSON objects (the radio's `gatt-database` event, `explore --json`) in
+    /// the form of ``peerDatabase()``; the two name the value handle differently.
+    static func entries(ofJSON services: [[String: Any]], valueHandleKey: String) -> [String] {
+        var entries: [String] = []
+        for service in services {
+            entries.append("service \(service["handle"] ?? "")-\(service["end"] ?? "") \(upper(service["uuid"])) primary=\(service["primary"] as? Bool ?? false)")
+            for include in service["includes"] as? [[String: Any]] ?? [] {
+                entries.append("include \(include["handle"] ?? "") \(include["start"] ?? "")-\(include["end"] ?? "")")
+            }
+            for characteristic in service["characteristics"] as? [[String: Any]] ?? [] {
+                entries.append("characteristic \(characteristic["handle"] ?? "") value \(characteristic[valueHandleKey] ?? "") \(upper(characteristic["uuid"])) properties \(characteristic["properties"] ?? "")")
+                for descriptor in characteristic["descriptors"] as? [[String: Any]] ?? [] {
+                    entries.append("descriptor \(descriptor["handle"] ?? "") \(upper(descriptor["uuid"]))")
+                }
+            }
+        }
+        return entries
+    }
 
     /// The repository's root: where the test bundle was built (.build sits inside it).
     static func repositoryRoot() throws -> String {

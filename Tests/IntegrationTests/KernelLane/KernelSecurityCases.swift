@@ -22,22 +22,14 @@ enum KernelSecurityCases {
         // Numeric comparison: both sides can show six digits and say yes or no.
         try harness.controlBlocking("pairing peripheral io=display-yesno mitm=1 sc=1 confirm=1 passkey=ask")
         let comparing = PeerUser(harness: harness)
-        let compared = try await readEncrypted(with: comparing)
-        try #require(compared == nil, "numeric comparison: \(compared!)")
-        let comparison = try await harness.waitForEvent("pairing-complete", timeout: .seconds(5)) { $0["peer"] as? String == "peripheral" }
-        try #require(comparison["method"] as? String == "numeric-comparison", "\(comparison)")
-        try #require((comparison["keys"] as? [String: Any])?["authenticated"] as? Bool == true, "\(comparison)")
+        try await pairsAuthenticated(with: comparing, method: "numeric-comparison", harness)
         try #require(comparing.answered.withLock { $0 }.count == 1, "the delegate was asked \(comparing.answered.withLock { $0 })")
 
         // Passkey entry: the peer displays, our user types what it shows.
         let passkey = UInt32.random(in: 100_000...999_999)
         try harness.controlBlocking("pairing peripheral io=display-only mitm=1 sc=1 passkey=\(passkey)")
         let typing = PeerUser(harness: harness)
-        let typed = try await readEncrypted(with: typing)
-        try #require(typed == nil, "passkey entry: \(typed!)")
-        let entry = try await harness.waitForEvent("pairing-complete", timeout: .seconds(5)) { $0["peer"] as? String == "peripheral" }
-        try #require(entry["method"] as? String == "passkey", "\(entry)")
-        try #require((entry["keys"] as? [String: Any])?["authenticated"] as? Bool == true, "\(entry)")
+        try await pairsAuthenticated(with: typing, method: "passkey", harness)
         try #require(typing.answered.withLock { $0 } == ["passkey \(passkey)"], "\(typing.answered.withLock { $0 })")
 
         // A wrong passkey: the kernel's pairing fails and the read says so.
@@ -47,6 +39,16 @@ enum KernelSecurityCases {
             throw KernelCaseFailure("a wrong passkey: expected the kernel's pairing to fail, got \(refused.map { "\($0)" } ?? "the value")")
         }
         print("kernel guest: security high over hci-raw:0: numeric comparison and passkey entry paired (authenticated), a wrong passkey failed: \(error)")
+    }
+
+    /// The read succeeds with `user` answering, and the peer says it paired with
+    /// `method` and authenticated (MITM-protected) keys.
+    static func pairsAuthenticated(with user: PeerUser, method: String, _ harness: RadioHarness) async throws {
+        let failure = try await readEncrypted(with: user)
+        try #require(failure == nil, "\(method): \(failure!)")
+        let complete = try await harness.waitForEvent("pairing-complete", timeout: .seconds(5)) { $0["peer"] as? String == "peripheral" }
+        try #require(complete["method"] as? String == method, "\(complete)")
+        try #require((complete["keys"] as? [String: Any])?["authenticated"] as? Bool == true, "\(complete)")
     }
 
     /// Connects a fresh Central on hci-raw:0 with `user` as delegate, with no kernel key

@@ -33,7 +33,7 @@ enum KernelToolCases {
 
         let expected = try await KernelGuest.peerDatabase()
         let services = try #require(explored["services"] as? [[String: Any]])
-        let ours = entries(ofExplored: services)
+        let ours = KernelGuest.entries(ofJSON: services, valueHandleKey: "valueHandle")
         try #require(ours == expected, "explore differs from the peer's database:\nmissing \(expected.filter { !ours.contains($0) })\nextra \(ours.filter { !expected.contains($0) })")
         // Values: the encrypted one refused with the tool's advice (--no-auto-pair; 0x05 from
         // a peer this adapter never paired with, 0x0F once an earlier case paired), the
@@ -130,24 +130,5 @@ enum KernelToolCases {
         try #require((value["value"] as? String)?.lowercased() == "736563726574", "the value \"secret\": \(value)")
         let paired = try await harness.waitForEvent("pairing-complete", timeout: .seconds(5)) { $0["peer"] as? String == "peripheral" }
         print("kernel guest: the kernel paired for `read`: \(paired["method"] ?? "?"), sc \(paired["sc"] ?? "?"), bonding \(paired["bonding"] ?? "?")")
-    }
-
-    /// The declarations of `explore --json`'s services in the form of
-    /// ``KernelGuest/peerDatabase()``.
-    static func entries(ofExplored services: [[String: Any]]) -> [String] {
-        var entries: [String] = []
-        for service in services {
-            entries.append("service \(service["handle"] ?? "")-\(service["end"] ?? "") \(KernelGuest.upper(service["uuid"])) primary=\(service["primary"] as? Bool ?? false)")
-            for include in service["includes"] as? [[String: Any]] ?? [] {
-                entries.append("include \(include["handle"] ?? "") \(include["start"] ?? "")-\(include["end"] ?? "")")
-            }
-            for characteristic in service["characteristics"] as? [[String: Any]] ?? [] {
-                entries.append("characteristic \(characteristic["handle"] ?? "") value \(characteristic["valueHandle"] ?? "") \(KernelGuest.upper(characteristic["uuid"])) properties \(characteristic["properties"] ?? "")")
-                for descriptor in characteristic["descriptors"] as? [[String: Any]] ?? [] {
-                    entries.append("descriptor \(descriptor["handle"] ?? "") \(KernelGuest.upper(descriptor["uuid"]))")
-                }
-            }
-        }
-        return entries
     }
 }
