@@ -54,4 +54,30 @@ import Testing
         #expect(throws: DecodeError.self) { try KernelManagement.Reply(decoding: [0x01, 0x00, 0x00, 0x00, 0x09, 0x00, 0x05, 0x00]) }
         #expect(throws: DecodeError.self) { try KernelManagement.Reply(decoding: [0x01, 0x00]) }
     }
+
+    /// A refused command says what to do: an unknown index names the missing adapter,
+    /// Busy is the "held by another program" error, success passes.
+    @Test func managementStatusesBecomeErrors() throws {
+        // Command Status for Set Powered on index 7: Invalid Index (0x11).
+        let invalid = try KernelManagement.Reply(decoding: [0x02, 0x00, 0x07, 0x00, 0x03, 0x00, 0x05, 0x00, 0x11])
+        #expect(throws: TransportError.self) { try KernelManagement.check(invalid, 0x0005, index: 7) }
+        do {
+            try KernelManagement.check(invalid, 0x0005, index: 7)
+        } catch {
+            #expect(error.description.contains("there is no adapter hci7"), "\(error)")
+        }
+        let busy = try KernelManagement.Reply(decoding: [0x02, 0x00, 0x00, 0x00, 0x03, 0x00, 0x05, 0x00, 0x0A])
+        #expect(throws: TransportError.adapterBusy(index: 0)) { try KernelManagement.check(busy, 0x0005, index: 0) }
+        let done = try KernelManagement.Reply(decoding: [0x01, 0x00, 0x00, 0x00, 0x03, 0x00, 0x05, 0x00, 0x00])
+        try KernelManagement.check(done, 0x0005, index: 0)
+    }
+
+    /// The address of a pairing event (little endian, then mgmt's type: 1 LE public,
+    /// 2 LE random) is the peer the responder is told about.
+    @Test func pairingEventAddresses() {
+        let random = KernelPairingAgent.peer([0x01, 0x00, 0x00, 0x4D, 0x4B, 0xC4, 0x02])
+        #expect(random == DeviceAddress(BluetoothAddress(0xC44B_4D00_0001), type: .random))
+        let publicAddress = KernelPairingAgent.peer([0x00, 0x02, 0x00, 0x00, 0x0D, 0xF0, 0x01])
+        #expect(publicAddress == DeviceAddress(BluetoothAddress(0xF00D_0000_0200), type: .public))
+    }
 }
