@@ -44,9 +44,9 @@ enum KernelAdapterCases {
 
     /// Runs the built bareble-central to its exit, with its output in files of the job
     /// folder.
-    static func runTool(_ arguments: [String]) async throws -> CentralTool.Run {
+    static func runTool(_ arguments: [String], input: String? = nil) async throws -> CentralTool.Run {
         let started = ContinuousClock.now
-        let run = try await onOwnThread { try startTool(arguments).finishBlocking() }
+        let run = try await onOwnThread { try startTool(arguments, input: input).finishBlocking() }
         print("kernel guest: `bareble-central \(arguments.joined(separator: " "))` exit \(run.status) after \(ContinuousClock.now - started)")
         return run
     }
@@ -54,14 +54,20 @@ enum KernelAdapterCases {
     /// Starts the built bareble-central; `finish()` waits for its exit. Not Foundation's
     /// Process: in the guest its run loop cannot create its wake-up socket pair and the
     /// child is never waited for.
-    static func startTool(_ arguments: [String]) throws -> GuestTool {
+    /// `input`: what the tool reads on stdin (a user's typed answers), else /dev/null.
+    static func startTool(_ arguments: [String], input: String? = nil) throws -> GuestTool {
         let serial = toolRuns.add(1, ordering: .relaxed).newValue
         let output = KernelGuest.jobDirectory + "/tool-\(getpid())-\(serial)-out.txt"
         let errors = KernelGuest.jobDirectory + "/tool-\(getpid())-\(serial)-err.txt"
+        var stdin = "/dev/null"
+        if let input {
+            stdin = KernelGuest.jobDirectory + "/tool-\(getpid())-\(serial)-in.txt"
+            try input.write(toFile: stdin, atomically: true, encoding: .utf8)
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         let argv = ([CentralTool.executable] + arguments).map { strdup($0) } + [nil]

@@ -18,6 +18,7 @@ enum KernelGuestCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
     case rawToolWriteReadSubscribe
     case rawToolReadPairsThroughKernel
     case rawSecurityHighAsksTheDelegate
+    case rawToolPairTypesThePasskey
     case userChannelGATT
     case userChannelHeldByAnother
     case monitorRecordsBTSnoop
@@ -36,6 +37,7 @@ enum KernelGuestCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
         case .rawToolWriteReadSubscribe: KernelToolCases.writeReadSubscribe
         case .rawToolReadPairsThroughKernel: KernelToolCases.readPairsThroughKernel
         case .rawSecurityHighAsksTheDelegate: KernelSecurityCases.highAsksTheDelegate
+        case .rawToolPairTypesThePasskey: KernelToolCases.pairTypesThePasskey
         case .userChannelGATT: KernelUserChannelCases.gatt
         case .userChannelHeldByAnother: KernelUserChannelCases.heldByAnother
         case .monitorRecordsBTSnoop: KernelMonitorCases.recordsBTSnoop

@@ -131,4 +131,26 @@ enum KernelToolCases {
         let paired = try await harness.waitForEvent("pairing-complete", timeout: .seconds(5)) { $0["peer"] as? String == "peripheral" }
         print("kernel guest: the kernel paired for `read`: \(paired["method"] ?? "?"), sc \(paired["sc"] ?? "?"), bonding \(paired["bonding"] ?? "?")")
     }
+
+    /// `pair --io keyboard-display`: the kernel pairs at `high`, the peer (display-only)
+    /// shows a passkey, the tool's terminal delegate asks for it and reads what the user
+    /// typed (its stdin); the peer pairs by passkey entry with authenticated keys.
+    static func pairTypesThePasskey() async throws {
+        try Adapters.bringUp(index: 0)
+        try KernelManagement.powerOnManaged(index: 0)
+        _ = try KernelManagement.unpair(index: 0, peer: KernelGuest.peripheral)
+        let harness = try KernelGuest.radio.get()
+        let passkey = UInt32.random(in: 100_000...999_999)
+        try await harness.control("pairing peripheral io=display-only mitm=1 sc=1 passkey=\(passkey)")
+        let pair = try await KernelAdapterCases.runTool(["pair", address + "/random", "--io", "keyboard-display"] + transport, input: "\(passkey)\n")
+        try await harness.control("pairing peripheral io=no-input-no-output passkey=ask")
+        try #require(pair.status == 0, "pair: \(pair.errors)")
+        try #require(pair.errors.contains("type the 6-digit passkey the device shows"), "the prompt: \(pair.errors)")
+        // At least high; an authenticated LE Secure Connections key of 16 octets is what the
+        // kernel calls fips (seen on 6.1).
+        try #require(["high", "fips"].contains { pair.output.contains("the kernel secured the link (security \($0))") }, "\(pair.output)")
+        let complete = try await harness.waitForEvent("pairing-complete", timeout: .seconds(5)) { $0["peer"] as? String == "peripheral" }
+        try #require(complete["method"] as? String == "passkey", "\(complete)")
+        try #require((complete["keys"] as? [String: Any])?["authenticated"] as? Bool == true, "\(complete)")
+    }
 }
