@@ -34,8 +34,12 @@ final class KernelLink: PeripheralLink {
     static func connect(to peer: DeviceAddress, adapter: Int, security: SecurityPolicy, timeout: Duration) async throws(PeripheralError) -> KernelLink {
         do {
             try KernelManagement.setIOCapability(index: adapter, security.pairing.ioCapability.rawValue)
+        } catch where security.pairing.ioCapability != .noInputNoOutput {
+            throw .kernelSocket(.adapter("cannot give hci\(adapter)'s kernel our IO capability (\(security.pairing.ioCapability)), "
+                + "which decides how it pairs: \(error) (the management interface needs CAP_NET_ADMIN)"))
         } catch {
-            throw .kernelSocket(.adapter("cannot give hci\(adapter)'s kernel our IO capability (\(security.pairing.ioCapability)): \(error)"))
+            // No input, no output is the kernel's own default, and a socket connects
+            // without CAP_NET_ADMIN: not being able to say it again is no failure.
         }
         do {
             let socket = try await KernelL2CAPSocket.connect(to: peer, adapter: adapter, security: .low, timeout: timeout)

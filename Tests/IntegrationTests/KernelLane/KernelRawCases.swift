@@ -187,6 +187,18 @@ struct KernelCaseFailure: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+/// Runs `body`, then `cleanup` whether it threw or not (an async `defer`), then rethrows
+/// the body's error.
+func withCleanup(_ body: () async throws -> Void, cleanup: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch {
+        try? await cleanup()
+        throw error
+    }
+    try await cleanup()
+}
+
 /// The first element of `stream`, or a typed failure after `timeout`.
 func firstElement<Element: Sendable>(
     of stream: AsyncStream<Element>, within timeout: Duration, waitingFor what: String

@@ -17,17 +17,23 @@ enum KernelSecurityCases {
         try Adapters.bringUp(index: 0)
         try KernelManagement.powerOnManaged(index: 0)
         let harness = try KernelGuest.radio.get()
-        defer { try? harness.controlBlocking("pairing peripheral io=no-input-no-output passkey=ask") }
+        // The peer's settings back only at the end: waiting for the ack skips every event
+        // before it.
+        try await withCleanup { try await pairings(harness) } cleanup: {
+            try await harness.control("pairing peripheral io=no-input-no-output passkey=ask")
+        }
+    }
 
+    static func pairings(_ harness: RadioHarness) async throws {
         // Numeric comparison: both sides can show six digits and say yes or no.
-        try harness.controlBlocking("pairing peripheral io=display-yesno mitm=1 sc=1 confirm=1 passkey=ask")
+        try await harness.control("pairing peripheral io=display-yesno mitm=1 sc=1 confirm=1 passkey=ask")
         let comparing = PeerUser(harness: harness)
         try await pairsAuthenticated(with: comparing, method: "numeric-comparison", harness)
         try #require(comparing.answered.withLock { $0 }.count == 1, "the delegate was asked \(comparing.answered.withLock { $0 })")
 
         // Passkey entry: the peer displays, our user types what it shows.
         let passkey = UInt32.random(in: 100_000...999_999)
-        try harness.controlBlocking("pairing peripheral io=display-only mitm=1 sc=1 passkey=\(passkey)")
+        try await harness.control("pairing peripheral io=display-only mitm=1 sc=1 passkey=\(passkey)")
         let typing = PeerUser(harness: harness)
         try await pairsAuthenticated(with: typing, method: "passkey", harness)
         try #require(typing.answered.withLock { $0 } == ["passkey \(passkey)"], "\(typing.answered.withLock { $0 })")

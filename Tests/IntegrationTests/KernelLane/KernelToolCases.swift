@@ -142,15 +142,20 @@ enum KernelToolCases {
         let harness = try KernelGuest.radio.get()
         let passkey = UInt32.random(in: 100_000...999_999)
         try await harness.control("pairing peripheral io=display-only mitm=1 sc=1 passkey=\(passkey)")
-        let pair = try await KernelAdapterCases.runTool(["pair", address + "/random", "--io", "keyboard-display"] + transport, input: "\(passkey)\n")
-        try await harness.control("pairing peripheral io=no-input-no-output passkey=ask")
-        try #require(pair.status == 0, "pair: \(pair.errors)")
-        try #require(pair.errors.contains("type the 6-digit passkey the device shows"), "the prompt: \(pair.errors)")
-        // At least high; an authenticated LE Secure Connections key of 16 octets is what the
-        // kernel calls fips (seen on 6.1).
-        try #require(["high", "fips"].contains { pair.output.contains("the kernel secured the link (security \($0))") }, "\(pair.output)")
-        let complete = try await harness.waitForEvent("pairing-complete", timeout: .seconds(5)) { $0["peer"] as? String == "peripheral" }
-        try #require(complete["method"] as? String == "passkey", "\(complete)")
-        try #require((complete["keys"] as? [String: Any])?["authenticated"] as? Bool == true, "\(complete)")
+        // The peer's settings back only at the end: waiting for the ack skips every event
+        // before it.
+        try await withCleanup {
+            let pair = try await KernelAdapterCases.runTool(["pair", address + "/random", "--io", "keyboard-display"] + transport, input: "\(passkey)\n")
+            try #require(pair.status == 0, "pair: \(pair.errors)")
+            try #require(pair.errors.contains("type the 6-digit passkey the device shows"), "the prompt: \(pair.errors)")
+            // At least high; an authenticated LE Secure Connections key of 16 octets is what
+            // the kernel calls fips (seen on 6.1).
+            try #require(["high", "fips"].contains { pair.output.contains("the kernel secured the link (security \($0))") }, "\(pair.output)")
+            let complete = try await harness.waitForEvent("pairing-complete", timeout: .seconds(5)) { $0["peer"] as? String == "peripheral" }
+            try #require(complete["method"] as? String == "passkey", "\(complete)")
+            try #require((complete["keys"] as? [String: Any])?["authenticated"] as? Bool == true, "\(complete)")
+        } cleanup: {
+            try await harness.control("pairing peripheral io=no-input-no-output passkey=ask")
+        }
     }
 }
