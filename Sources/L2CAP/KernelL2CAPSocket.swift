@@ -93,6 +93,27 @@ public final class KernelL2CAPSocket: Sendable {
         // The kernel may pair before the socket connects: someone must confirm Just Works.
         let agent = security == .low ? nil : try startAgent(adapter)
         defer { agent?.close() }
+        var attempts = 0
+        while true {
+            var aborted = false
+            attempts += 1
+            do throws(KernelSocketError) {
+                return try attempt(to: peer, channel: channel, local: local, adapter: adapter, security: security, timeout: timeout, deadline: deadline, aborted: &aborted)
+            } catch {
+                // ECONNABORTED: the kernel put this socket on the link an earlier socket to
+                // the peer left idle, and that link's teardown (~2 s after the last socket
+                // closed) took it along: seen when tools ran back to back. A new socket
+                // makes a new link (a few times at most, within the deadline).
+                guard aborted, attempts < 3, MonotonicClock.nanoseconds() < deadline else { throw error }
+            }
+        }
+    }
+
+    /// One connect on a fresh socket; `aborted` tells when it failed with ECONNABORTED.
+    static func attempt(
+        to peer: DeviceAddress, channel: ChannelIdentifier, local: BluetoothAddress, adapter: Int,
+        security: SecurityLevel, timeout: Duration, deadline: UInt64, aborted: inout Bool
+    ) throws(KernelSocketError) -> KernelL2CAPSocket {
         let fd = try openBound(local: local, channel: channel)
         do throws(KernelSocketError) {
             try setSecurity(fd, security)
@@ -105,7 +126,10 @@ public final class KernelL2CAPSocket: Sendable {
             }
             if result != 0 {
                 let code = errno
-                guard code == EINPROGRESS || code == EAGAIN else { throw KernelSocketError.from(errno: code, operation: "connect", peer: peer) }
+                guard code == EINPROGRESS || code == EAGAIN else {
+                    aborted = code == ECONNABORTED
+                    throw KernelSocketError.from(errno: code, operation: "connect", peer: peer)
+                }
                 let revents = Posix.wait(fd, for: Int16(POLLOUT), until: deadline)
                 if revents == 0 { throw KernelSocketError.timedOut(peer: peer, waitingFor: security == .low ? "the LE connection" : "the LE connection and encryption (security \(security))", after: timeout) }
                 if revents < 0 { throw KernelSocketError.from(errno: -revents, operation: "connect", peer: peer) }
@@ -114,7 +138,10 @@ public final class KernelL2CAPSocket: Sendable {
                 guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &pending, &length) == 0 else {
                     throw KernelSocketError.from(errno: errno, operation: "getsockopt(SO_ERROR)", peer: peer)
                 }
-                if pending != 0 { throw KernelSocketError.from(errno: pending, operation: "connect", peer: peer) }
+                if pending != 0 {
+                    aborted = pending == ECONNABORTED
+                    throw KernelSocketError.from(errno: pending, operation: "connect", peer: peer)
+                }
             }
             return try KernelL2CAPSocket(fd: fd, peer: peer, channel: channel, localAddress: local, adapter: adapter)
         } catch {
