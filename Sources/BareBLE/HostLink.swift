@@ -16,13 +16,11 @@ final class HostLink: PeripheralLink {
     let channels: ChannelManager
     let bearer: any ATTBearer
     let security: SecurityManager
-    let bonds: BondStore?
     private let saving: BondSaving
 
     init(connection: Connection, channels: ChannelManager, policy: SecurityPolicy, attempts: RepeatedAttemptsRecord) throws(PeripheralError) {
         hci = connection
         self.channels = channels
-        bonds = policy.bonds
         bearer = L2CAPBearer(manager: channels, connection: connection.handle) { [connection] reason in
             try? await connection.disconnect(reason: reason)
         }
@@ -61,7 +59,7 @@ final class HostLink: PeripheralLink {
     /// Encrypts with the stored bond when the peer has one (a failure is the typed
     /// re-encryption error, never a silent plaintext link).
     func encryptWithBond() async throws(PeripheralError) -> SecurityOutcome? {
-        guard hci.role == .central, let bond = bonds?.bond(for: hci.peer), let key = bond.keyAsCentral else { return nil }
+        guard hci.role == .central, let bond = saving.bonds?.bond(for: hci.peer), let key = bond.keyAsCentral else { return nil }
         do { try await security.encrypt(with: bond) } catch { throw .security(error) }
         return .encryptedWithBond(authenticated: bond.authenticated, keySize: Int(key.keySize))
     }
