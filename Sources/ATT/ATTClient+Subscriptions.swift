@@ -1,4 +1,4 @@
-import Synchronization
+import BluetoothCore
 
 /// A value the server pushed: a notification or an indication (already confirmed, or
 /// about to be, when a subscriber sees it).
@@ -78,10 +78,10 @@ extension ATTClient {
 /// A registration that ends when cancelled or released: `onCancel` runs once, on the
 /// first ``cancel()`` or when the last reference goes.
 public final class ATTSubscription: Sendable {
-    private let onCancel: Mutex<(@Sendable () -> Void)?>
+    private let onCancel: Lock<(@Sendable () -> Void)?>
 
     public init(_ onCancel: @escaping @Sendable () -> Void) {
-        self.onCancel = Mutex(onCancel)
+        self.onCancel = Lock(onCancel)
     }
 
     public func cancel() {

@@ -1,5 +1,4 @@
 import BluetoothCore
-import Synchronization
 
 /// The ATT client of one bearer (Core 5.4 Vol 3 Part F 3.3).
 ///
@@ -17,13 +16,13 @@ import Synchronization
 /// - The client never answers a PDU with an Error Response: requests and commands from the
 ///   peer are for a local server and go to `serverPDUHandler`, if any, or are ignored.
 ///
-/// All state lives behind one `Mutex`; nothing is called out (continuations, subscribers,
+/// All state lives behind one `Lock`; nothing is called out (continuations, subscribers,
 /// the bearer) while it is held.
 public final class ATTClient: Sendable {
     public let bearer: any ATTBearer
     public let transactionTimeout: Duration
     let serverPDUHandler: (@Sendable (ATTPDU) -> Void)?
-    let state = Mutex(State())
+    let state = Lock(State())
 
     typealias Completion = CheckedContinuation<Result<ATTPDU, ATTError>, Never>
 

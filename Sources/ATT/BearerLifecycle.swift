@@ -1,4 +1,4 @@
-import Synchronization
+import BluetoothCore
 
 /// The bookkeeping every ATT bearer shares: `start` takes effect once, the first reason
 /// the bearer stopped is kept, and the client's `closed` callback runs at most once, and
@@ -10,7 +10,7 @@ final class BearerLifecycle: Sendable {
         var reason: ATTBearerError?
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Records `closed`; true the first time only.
     func start(closed: @escaping @Sendable (ATTBearerError) -> Void) -> Bool {

@@ -1,6 +1,5 @@
 import BluetoothCore
 import L2CAP
-import Synchronization
 
 /// The ATT bearer of the kernel-assisted mode: ATT PDUs over the kernel's L2CAP LE
 /// socket on the ATT channel (``KernelL2CAPSocket``). The kernel made the connection and
@@ -17,7 +16,7 @@ import Synchronization
 public final class KernelSocketBearer: ATTBearer {
     public let socket: KernelL2CAPSocket
     private let lifecycle = BearerLifecycle()
-    private let currentMTU = Mutex(ATTConstants.minimumLEMTU)
+    private let currentMTU = Lock(ATTConstants.minimumLEMTU)
     private let limit: UInt16?
 
     public init(socket: KernelL2CAPSocket) {

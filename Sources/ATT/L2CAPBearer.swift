@@ -1,7 +1,6 @@
 import BluetoothCore
 import HCI
 import L2CAP
-import Synchronization
 
 /// The ATT bearer of one LE connection: the fixed channel 0x0004 through BareBLE's own
 /// L2CAP (Core 5.4 Vol 3 Part F 3.2.11, Part A 2.1).
@@ -23,7 +22,7 @@ public final class L2CAPBearer: ATTBearer {
     public let connectionHandle: UInt16
     private let disconnect: DisconnectHook?
     private let lifecycle = BearerLifecycle()
-    private let currentMTU = Mutex(ATTConstants.minimumLEMTU)
+    private let currentMTU = Lock(ATTConstants.minimumLEMTU)
 
     /// - Parameter disconnect: called once when the host closes the bearer because it is
     ///   dead; nil leaves the link to the caller.

@@ -5,7 +5,6 @@ import HCI
 import HCITransport
 import L2CAP
 import SMP
-import Synchronization
 
 /// One controller in the central role: what CoreBluetooth's `CBCentralManager` is, with
 /// async methods instead of delegate callbacks.
@@ -38,7 +37,7 @@ public final class Central: Sendable {
     public let scanner: Scanner
     /// Discovered databases per peer (by identity when bonded), kept for the Central's lifetime.
     public let cache: GATTCache
-    private let policy: Mutex<SecurityPolicy>
+    private let policy: Lock<SecurityPolicy>
     /// Repeated-attempts backoff shared by every link of this Central.
     let attempts = RepeatedAttemptsRecord()
 
@@ -76,7 +75,7 @@ public final class Central: Sendable {
         }
         scanner = Scanner(controller: controller)
         self.cache = cache
-        policy = Mutex(security)
+        policy = Lock(security)
     }
 
     /// How links are secured; connections made from now on use it.

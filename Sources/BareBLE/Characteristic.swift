@@ -1,6 +1,5 @@
 import BluetoothCore
 import GATT
-import Synchronization
 
 /// A characteristic (`CBCharacteristic`): UUID, properties, descriptors, and the last value
 /// read or pushed by the peer. Reading and writing go through its ``Peripheral``, as in
@@ -10,7 +9,7 @@ public final class Characteristic: Sendable, CustomStringConvertible {
     public let descriptors: [Descriptor]
     /// The UUID of the service it belongs to.
     public let serviceUUID: BluetoothUUID
-    let state = Mutex<(value: [UInt8]?, notifying: Bool)>((nil, false))
+    let state = Lock<(value: [UInt8]?, notifying: Bool)>((nil, false))
 
     init(_ declaration: GATTDatabase.Characteristic, serviceUUID: BluetoothUUID, descriptors: [Descriptor]) {
         self.declaration = declaration

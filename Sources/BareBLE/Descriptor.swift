@@ -1,11 +1,10 @@
 import BluetoothCore
 import GATT
-import Synchronization
 
 /// A characteristic descriptor (`CBDescriptor`) and the last value read from it.
 public final class Descriptor: Sendable, CustomStringConvertible {
     public let declaration: GATTDatabase.Descriptor
-    let stored = Mutex<[UInt8]?>(nil)
+    let stored = Lock<[UInt8]?>(nil)
 
     init(_ declaration: GATTDatabase.Descriptor) {
         self.declaration = declaration

@@ -1,7 +1,6 @@
 import BluetoothCore
 import GATT
 import Glibc
-import Synchronization
 
 /// The GATT databases a ``Central`` has discovered, per peer, each with its Database Hash
 /// (GATT Caching, Core 5.4 Vol 3 Part G 2.5.2): handed to
@@ -16,7 +15,7 @@ import Synchronization
 public final class GATTCache: Sendable {
     /// Where the files live, or nil for memory only.
     public let directory: String?
-    private let databases = Mutex<[DeviceAddress: GATTDatabase]>([:])
+    private let databases = Lock<[DeviceAddress: GATTDatabase]>([:])
 
     public init(directory: String? = nil) {
         self.directory = directory

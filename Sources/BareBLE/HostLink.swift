@@ -5,7 +5,6 @@ import Glibc
 import HCI
 import L2CAP
 import SMP
-import Synchronization
 
 /// A link BareBLE's own host made (user channel, H4, virtual radio): the HCI
 /// ``Connection``, the ATT fixed channel of our L2CAP, and our SMP (``SecurityManager``),
@@ -93,7 +92,7 @@ extension PairingKeysSummary {
 /// end before it wakes that caller, so the caller always reads its own pairing's save.
 final class BondSaving: Sendable {
     let bonds: BondStore?
-    private let result = Mutex<Result<Bool, BondStoreError>?>(nil)
+    private let result = Lock<Result<Bool, BondStoreError>?>(nil)
 
     init(_ bonds: BondStore?) { self.bonds = bonds }
 

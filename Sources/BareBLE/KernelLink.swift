@@ -4,7 +4,6 @@ import HCI
 import HCITransport
 import L2CAP
 import SMP
-import Synchronization
 
 /// A link the kernel made (`hci-raw:N`): ATT over its L2CAP LE socket on the ATT channel.
 /// The kernel owns the connection and SMP, so security is raised with BT_SECURITY and the
@@ -18,7 +17,7 @@ final class KernelLink: PeripheralLink {
     /// Answers the kernel's numeric comparison and passkey questions (the policy's delegate).
     let responder: (any KernelPairingResponder)?
     /// Set once the ATT client exists: its bearer's end is the link's end.
-    private let att = Mutex<ATTClient?>(nil)
+    private let att = Lock<ATTClient?>(nil)
 
     init(socket: KernelL2CAPSocket, security: SecurityPolicy, securityTimeout: Duration = .seconds(30)) {
         self.socket = socket

@@ -4,7 +4,6 @@ import GATT
 import HCI
 import L2CAP
 import SMP
-import Synchronization
 
 /// A connected peer (`CBPeripheral`): its link, its ATT MTU, and its GATT database as
 /// ``Service``, ``Characteristic`` and ``Descriptor`` objects. Made by
@@ -24,11 +23,11 @@ public final class Peripheral: Sendable, CustomStringConvertible {
     let link: any PeripheralLink
     public let att: ATTClient
     public let gatt: GATTClient
-    let objects = Mutex<[Service]>([])
-    let discovered = Mutex<GATTDatabase?>(nil)
+    let objects = Lock<[Service]>([])
+    let discovered = Lock<GATTDatabase?>(nil)
     private let changes: AsyncStream<[Service]>
     private let changesContinuation: AsyncStream<[Service]>.Continuation
-    private let watcher = Mutex<[Task<Void, Never>]>([])
+    private let watcher = Lock<[Task<Void, Never>]>([])
 
     init(central: Central, link: any PeripheralLink) {
         self.central = central

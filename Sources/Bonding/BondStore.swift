@@ -28,7 +28,7 @@ public final class BondStore: Sendable {
     public let path: String
     /// Our identity address and IRK, as stored (generated when the file was created).
     public let local: LocalIdentity
-    private let cached: Mutex<[Bond]>
+    private let cached: Lock<[Bond]>
 
     /// Opens the bond file of `identity` in `directory`, creating the directory (0700) and
     /// the file (with a fresh IRK) when they do not exist yet.
@@ -65,7 +65,7 @@ public final class BondStore: Sendable {
         self.directory = directory
         self.local = stored.local
         self.path = directory + "/" + Self.fileName(for: stored.local.address)
-        self.cached = Mutex(stored.bonds)
+        self.cached = Lock(stored.bonds)
     }
 
     // MARK: Reading

@@ -1,7 +1,6 @@
 import BluetoothCore
 import HCI
 import SMP
-import Synchronization
 
 /// Connectable or broadcast advertising from our resolvable private addresses, a new one
 /// every rotation interval, so that only bonded peers (who hold our IRK) can tell it is us.
@@ -44,7 +43,7 @@ public final class PrivateAdvertising<C: Clock>: Sendable where C.Duration == Du
         var nextListener: UInt64 = 0
     }
 
-    let state: Mutex<State>
+    let state: Lock<State>
 
     /// Starts advertising from a fresh RPA of `identity`. `parameters.ownAddress` is
     /// replaced by the RPA.
@@ -59,7 +58,7 @@ public final class PrivateAdvertising<C: Clock>: Sendable where C.Duration == Du
         self.parameters = parameters
         self.retryDelay = retryDelay
         self.clock = clock
-        self.state = Mutex(State(rotation: rotation, data: data, scanResponse: scanResponse))
+        self.state = Lock(State(rotation: rotation, data: data, scanResponse: scanResponse))
         let set = try await start(from: rotation.address)
         // Weak between ticks: dropping the last reference ends the rotation (deinit cancels).
         let timer = Task { [weak self, clock] in

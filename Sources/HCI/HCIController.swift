@@ -1,6 +1,5 @@
 import BluetoothCore
 import HCITransport
-import Synchronization
 
 /// The controller driver: the one place that owns the state of one controller.
 ///
@@ -21,7 +20,7 @@ public final class HCIController: Sendable {
     public static let defaultCommandTimeout: Duration = .seconds(5)
 
     public let transport: any HCITransport
-    let state = Mutex(State())
+    let state = Lock(State())
 
     struct PendingCommand: Sendable {
         let id: UInt64
@@ -428,10 +427,10 @@ public final class HCIController: Sendable {
 
 /// A registration that ends when cancelled.
 public final class Subscription: Sendable {
-    private let onCancel: Mutex<(@Sendable () -> Void)?>
+    private let onCancel: Lock<(@Sendable () -> Void)?>
 
     init(_ onCancel: @escaping @Sendable () -> Void) {
-        self.onCancel = Mutex(onCancel)
+        self.onCancel = Lock(onCancel)
     }
 
     public func cancel() {

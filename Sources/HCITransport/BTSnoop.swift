@@ -1,6 +1,5 @@
 import BluetoothCore
 import Glibc
-import Synchronization
 
 /// The btsnoop capture format (RFC 1761 snoop, as Wireshark and btmon read it): a 16-byte
 /// file header ("btsnoop\0", version 1, datalink), then records of original length,
@@ -91,7 +90,7 @@ public enum BTSnoop {
 public final class BTSnoopWriter: Sendable {
     public let path: String
     public let datalink: BTSnoop.Datalink
-    private let fd: Mutex<Int32>
+    private let fd: Lock<Int32>
 
     /// Creates (or truncates) `path` and writes the file header.
     public init(path: String, datalink: BTSnoop.Datalink = .h4) throws(BTSnoopError) {
@@ -99,7 +98,7 @@ public final class BTSnoopWriter: Sendable {
         guard fd >= 0 else { throw .cannotWrite(path: path, reason: Posix.message(errno)) }
         self.path = path
         self.datalink = datalink
-        self.fd = Mutex(fd)
+        self.fd = Lock(fd)
         try write(BTSnoop.encodeHeader(datalink))
     }
 

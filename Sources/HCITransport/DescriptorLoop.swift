@@ -38,9 +38,9 @@ package final class DescriptorLoop: Sendable {
         var thread: pthread_t?
         var cleanup: (@Sendable () -> Void)?
     }
-    private let state: Mutex<State>
+    private let state: Lock<State>
     /// Held while writing and while closing the descriptor; false once it is closed.
-    private let descriptorOpen = Mutex(true)
+    private let descriptorOpen = Lock(true)
     private let closing = Atomic(false)
 
     /// Takes ownership of `fd` (made non-blocking here). `cleanup` runs once after the
@@ -68,7 +68,7 @@ package final class DescriptorLoop: Sendable {
         self.readSize = readSize
         wakeRead = pipe.read
         wakeWrite = pipe.write
-        state = Mutex(State(cleanup: cleanup))
+        state = Lock(State(cleanup: cleanup))
     }
 
     deinit {

@@ -1,6 +1,5 @@
 import Glibc
 import BluetoothCore
-import Synchronization
 
 /// An ``HCITransport`` over one file descriptor: a TCP socket, a UART or pty, or a Linux
 /// HCI socket. Built by ``TCPTransport``, ``SerialTransport`` and ``HCISocketTransport``.
@@ -20,7 +19,7 @@ public final class DescriptorTransport: HCITransport {
     public let kernelAdapter: Int?
 
     private let loop: DescriptorLoop
-    private let counters = Mutex(H4Framer.Statistics())
+    private let counters = Lock(H4Framer.Statistics())
 
     /// H4 over a byte-stream descriptor the caller already holds (one end of a socketpair, a
     /// bridge's socket, a device node opened its own way). Takes ownership of `fd`.

@@ -1,8 +1,9 @@
+import BluetoothCore
 import Glibc
 
 /// Lines produced by one thread and taken, with a deadline, by others: the virtual
 /// radio's stdout. A pthread mutex and a CLOCK_MONOTONIC condition variable, because a
-/// waiter must block without polling and `Synchronization.Mutex` has no condition.
+/// waiter must block without polling and `Synchronization.Lock` has no condition.
 final class LineChannel: @unchecked Sendable {
     // All fields below are guarded by `mutex`.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)

@@ -1,6 +1,5 @@
 import BluetoothCore
 import Glibc
-import Synchronization
 
 /// The project's virtual radio (tools/virtual-radio/bareble_radio.py: Bumble's software
 /// controller plus demo peers), run as a child process.
@@ -19,7 +18,7 @@ public final class VirtualRadio: Sendable {
     private let control: Int32
     private let lines: LineChannel
     private let reader: pthread_t
-    private let stopped = Mutex(false)
+    private let stopped = Lock(false)
 
     private init(
         tcpPort: Int, ptyPath: String?, processID: pid_t, readyLine: String, control: Int32, lines: LineChannel,
@@ -198,7 +197,7 @@ public final class VirtualRadio: Sendable {
 
 /// The last few kilobytes of the radio's stderr.
 final class StderrTail: Sendable {
-    private let bytes = Mutex<[UInt8]>([])
+    private let bytes = Lock<[UInt8]>([])
     private static let limit = 8192
 
     func append(_ chunk: UnsafeBufferPointer<UInt8>) {

@@ -1,6 +1,5 @@
 import BluetoothCore
 import HCI
-import Synchronization
 
 /// L2CAP for every LE connection of one controller: reassembles incoming ACL data per
 /// connection, serves the fixed channels (ATT, LE signaling, SMP), fragments outgoing
@@ -61,8 +60,8 @@ public final class ChannelManager: Sendable {
 
     public let controller: HCIController
     public let configuration: Configuration
-    let state = Mutex(State())
-    private let subscription = Mutex<Subscription?>(nil)
+    let state = Lock(State())
+    private let subscription = Lock<Subscription?>(nil)
 
     /// Attaches to `controller`: takes over its ACL handler (L2CAP is the only consumer of
     /// ACL data) and follows its connection events. Create it before connections exist.

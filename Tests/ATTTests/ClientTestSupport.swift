@@ -1,7 +1,6 @@
 @testable import ATT
 import BluetoothCore
 import TestSupport
-import Synchronization
 
 /// A client on a scripted bearer, with a short transaction timeout so a silent peer is
 /// noticed quickly (the outcome is asserted, never the time taken).
@@ -25,14 +24,14 @@ func attError<T>(_ body: () async throws(ATTError) -> T) async -> ATTError? {
 
 /// Collects what subscribers are handed, for later inspection.
 final class Collected<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
+    private let items = Lock<[Element]>([])
     func append(_ item: Element) { items.withLock { $0.append(item) } }
     var all: [Element] { items.withLock { $0 } }
 }
 
 /// Waits for the client's queue to hold `count` requests behind the outstanding one.
 final class QueueWatcher: Sendable {
-    private let state = Mutex<(count: Int, waiters: [(Int, CheckedContinuation<Void, Never>)])>((0, []))
+    private let state = Lock<(count: Int, waiters: [(Int, CheckedContinuation<Void, Never>)])>((0, []))
 
     init(_ client: ATTClient) {
         client.observeQueue { [self] count in

@@ -1,7 +1,6 @@
 import BluetoothCore
 @testable import HCI
 import HCITransport
-import Synchronization
 import Testing
 import TestSupport
 
@@ -56,7 +55,7 @@ import TestSupport
 
     @Test func aTimeoutCancelsAndWaitsForTheControllersUnknownConnectionIdentifier() async throws {
         let bench = try await ConnectionBench.start()
-        let finished = Mutex(false)
+        let finished = Lock(false)
         let attempt = Task {
             defer { finished.withLock { $0 = true } }
             return try await bench.connector.connect(to: ConnectionBench.peer, timeout: .milliseconds(100))

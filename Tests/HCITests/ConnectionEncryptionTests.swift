@@ -1,7 +1,6 @@
 import BluetoothCore
 @testable import HCI
 import HCITransport
-import Synchronization
 import Testing
 import TestSupport
 
@@ -23,7 +22,7 @@ import TestSupport
     @Test func enableEncryptionSendsTheKeyAndReadsTheKeySizeAfterAV1Change() async throws {
         let bench = try await ConnectionBench.start(extraCommands: Self.encryptionCommands)
         let connection = try await bench.connected()
-        let seen = Mutex<[EncryptionEvent]>([])
+        let seen = Lock<[EncryptionEvent]>([])
         connection.setEncryptionHandler { event in seen.withLock { $0.append(event) } }
         answerEnable(bench, with: change())
         bench.script(ReadEncryptionKeySize.opcode) { _ in [bench.chip.complete(ReadEncryptionKeySize.opcode, [0x40, 0x00, 16])] }
@@ -78,7 +77,7 @@ import TestSupport
         bench.inject(ConnectionBench.enhancedComplete(role: .peripheral))
         try await waitUntil { bench.connector.connection(handle: 0x0040) != nil }
         let connection = try #require(bench.connector.connection(handle: 0x0040))
-        let asked = Mutex<[(UInt16, UInt64)]>([])
+        let asked = Lock<[(UInt16, UInt64)]>([])
         connection.setLongTermKeyProvider { ediv, rand in
             asked.withLock { $0.append((ediv, rand)) }
             return ediv == 0x1234 ? Self.key : (ediv == 0 ? [UInt8](repeating: 0, count: 16) : nil)
@@ -95,7 +94,7 @@ import TestSupport
         try await waitUntil { bench.sentOpcodes().filter { $0 == LELongTermKeyRequestNegativeReply.opcode }.count == 2 }
         #expect(asked.withLock { $0.map(\.1) } == [9, 9, 9])
         // A failed Encryption Change is reported, and the link stays unencrypted.
-        let seen = Mutex<[EncryptionEvent]>([])
+        let seen = Lock<[EncryptionEvent]>([])
         connection.setEncryptionHandler { event in seen.withLock { $0.append(event) } }
         bench.inject(change(.pinOrKeyMissing, on: false))
         try await waitUntil { !seen.withLock { $0.isEmpty } }

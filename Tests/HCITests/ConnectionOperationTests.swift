@@ -1,7 +1,6 @@
 import BluetoothCore
 @testable import HCI
 import HCITransport
-import Synchronization
 import Testing
 import TestSupport
 
@@ -11,7 +10,7 @@ import TestSupport
     @Test func disconnectWaitsForDisconnectionComplete() async throws {
         let bench = try await ConnectionBench.start()
         let connection = try await bench.connected()
-        let finished = Mutex(false)
+        let finished = Lock(false)
         let disconnecting = Task {
             try await connection.disconnect()
             finished.withLock { $0 = true }

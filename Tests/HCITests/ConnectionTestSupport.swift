@@ -1,7 +1,6 @@
 import BluetoothCore
 @testable import HCI
 import HCITransport
-import Synchronization
 import TestSupport
 
 /// A scripted controller for connection tests: FakeChip's bring-up, Command Status for the
@@ -17,7 +16,7 @@ final class ConnectionBench: Sendable {
     private let book = ScriptBook()
 
     final class ScriptBook: Sendable {
-        let scripts = Mutex<[HCIOpcode: Script]>([:])
+        let scripts = Lock<[HCIOpcode: Script]>([:])
     }
 
     static let peer = DeviceAddress(BluetoothAddress(0xC44B_4D00_0001), type: .random)

@@ -1,7 +1,6 @@
 import BluetoothCore
 @testable import HCI
 import HCITransport
-import Synchronization
 import Testing
 import TestSupport
 
@@ -224,7 +223,7 @@ func opcodes(_ packets: [HCIPacket]) -> [HCIOpcode] {
 
     @Test func eventsReachSubscribersInOrderAndMalformedOnesAreCounted() async throws {
         let (controller, transport) = try makeController()
-        let seen = Mutex<[UInt8]>([])
+        let seen = Lock<[UInt8]>([])
         let subscription = controller.subscribe { event in
             if case let .hardwareError(error) = event { seen.withLock { $0.append(error.hardwareCode) } }
             if case let .dataBufferOverflow(overflow) = event { seen.withLock { $0.append(overflow.linkType) } }
@@ -245,7 +244,7 @@ func opcodes(_ packets: [HCIPacket]) -> [HCIOpcode] {
     /// later one must not see a connection before an earlier one does.
     @Test func subscribersAreCalledInTheOrderTheySubscribed() async throws {
         let (controller, transport) = try makeController()
-        let order = Mutex<[Int]>([])
+        let order = Lock<[Int]>([])
         let subscriptions = (0..<12).map { index in
             controller.subscribe { _ in order.withLock { $0.append(index) } }
         }

@@ -1,7 +1,6 @@
 import BluetoothCore
 @testable import HCI
 import HCITransport
-import Synchronization
 import TestSupport
 
 /// A FakeChip that also scans: answers the scan commands with success, and lists the
@@ -85,14 +84,14 @@ func describeScanCommand(_ packet: HCIPacket) -> String? {
 }
 
 final class TestClock: Sendable {
-    private let value = Mutex<UInt64>(1_000_000_000)
+    private let value = Lock<UInt64>(1_000_000_000)
     var now: UInt64 { value.withLock { $0 } }
     func advance(milliseconds: UInt64) { value.withLock { $0 += milliseconds * 1_000_000 } }
 }
 
 /// Collects what a handler receives.
 final class Collector: Sendable {
-    private let items = Mutex<[Advertisement]>([])
+    private let items = Lock<[Advertisement]>([])
     var advertisements: [Advertisement] { items.withLock { $0 } }
     var handler: Scanner.Handler { { advertisement in self.items.withLock { $0.append(advertisement) } } }
     func clear() { items.withLock { $0.removeAll() } }

@@ -1,7 +1,6 @@
 import BluetoothCore
 @testable import HCI
 import HCITransport
-import Synchronization
 import Testing
 import TestSupport
 
@@ -199,7 +198,7 @@ import TestSupport
 
     @Test func randomReportEventsNeverTrapTheScanner() async throws {
         let rig = try await ScanRig()
-        let counter = Mutex(0)
+        let counter = Lock(0)
         let a = try await rig.scanner.scan(parameters: try ScanParameters(active: true)) { _ in counter.withLock { $0 += 1 } }
         let b = try await rig.scanner.scan(matching: ScanFilter(duplicates: .whenRSSIChanges(byMoreThan: 3, orEvery: .milliseconds(100)), trackedDeviceLimit: 8)) { _ in }
         var random = SeededRandom(seed: 0xB1E)

@@ -6,7 +6,6 @@ import HCI
 import HCITransport
 import L2CAP
 import SMP
-import Synchronization
 import Testing
 import TestSupport
 
@@ -22,8 +21,8 @@ final class RadioUser: PairingDelegate {
     /// Our address as the radio's peer names it (its events carry it).
     let ourAddress: String
     let wrongPasskey: UInt32?
-    let shown = Mutex<[UInt32]>([])
-    let compared = Mutex<[UInt32]>([])
+    let shown = Lock<[UInt32]>([])
+    let compared = Lock<[UInt32]>([])
 
     init(log: RadioEventLog, radioPeer: String, ourAddress: String, wrongPasskey: UInt32? = nil) {
         self.log = log
@@ -310,7 +309,7 @@ final class RadioUser: PairingDelegate {
             let client = ATTClient(bearer: L2CAPBearer(manager: stack.channels, connection: connection.handle), transactionTimeout: .seconds(10))
             let manager = try SecurityManager(connection: connection, channels: stack.channels, configuration: PairingConfiguration())
             let encryptedValue: UInt16 = 52  // B4AE0007, "secret" over an encrypted link (radio README)
-            let attempts = Mutex(0)
+            let attempts = Lock(0)
             let value = try await manager.retryingAfterPairing(isInsufficientSecurity: { error in
                 guard let code = (error as? ATTError)?.errorCode else { return false }
                 return code == .insufficientAuthentication || code == .insufficientEncryption

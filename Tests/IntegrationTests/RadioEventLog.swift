@@ -1,6 +1,6 @@
+import BluetoothCore
 import Foundation
 import HCITransport
-import Synchronization
 import TestSupport
 
 /// Every line of the radio's event log, kept, so several waiters (the test and a pairing
@@ -12,8 +12,8 @@ final class RadioEventLog: Sendable {
         var events: [[String: Any]] = []
         var taken: Set<Int> = []
     }
-    private let seen = Mutex(Seen())
-    private let reading = Mutex(())
+    private let seen = Lock(Seen())
+    private let reading = Lock(())
 
     init(_ harness: RadioHarness) { self.harness = harness }
 

@@ -2,7 +2,6 @@ import BluetoothCore
 import Foundation
 import HCI
 import HCITransport
-import Synchronization
 import Testing
 import TestSupport
 
@@ -115,7 +114,7 @@ typealias Scanner = HCI.Scanner
         // Only RSSI moves matter here: a long interval keeps repeats out.
         let filter = ScanFilter(addresses: [Self.beacon], duplicates: .whenRSSIChanges(byMoreThan: 5, orEvery: .seconds(60)))
         let stream = scanner.advertisements(matching: filter)
-        let seen = Mutex<[Int8?]>([])
+        let seen = Lock<[Int8?]>([])
         let reader = Task {
             for try await advertisement in stream {
                 seen.withLock { $0.append(advertisement.rssi) }
@@ -148,7 +147,7 @@ typealias Scanner = HCI.Scanner
         try controller.start()
         try await controller.powerOn()
         let scanner = Scanner(controller: controller)
-        let received = Mutex(0)
+        let received = Lock(0)
         let session = try await scanner.scan { _ in received.withLock { $0 += 1 } }
         _ = try await collect(scanner.advertisements(), count: 5)
         await session.stop()

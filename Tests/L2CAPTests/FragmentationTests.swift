@@ -1,7 +1,6 @@
 import BluetoothCore
 import HCI
 @testable import L2CAP
-import Synchronization
 import Testing
 import TestSupport
 
@@ -124,7 +123,7 @@ import TestSupport
         await harness.connect(0x40)
         // Two fragments, one credit: the second waits for a completion.
         harness.manager.submit(Array(repeating: 0xAB, count: 40), cid: .attributeProtocol, connection: 0x40)
-        let flushed = Mutex(false)
+        let flushed = Lock(false)
         let waiter = Task {
             await harness.manager.waitUntilSent(connection: 0x40)
             flushed.withLock { $0 = true }

@@ -2,7 +2,6 @@ import BluetoothCore
 import HCI
 import HCITransport
 import L2CAP
-import Synchronization
 
 /// Packets the host sent after bring-up, read in order with a deadline (no polling: a
 /// waiter is resumed by the send itself, or by its timer).
@@ -13,7 +12,7 @@ public final class PacketLog: Sendable {
         var waiter: (id: Int, continuation: CheckedContinuation<HCIPacket?, Never>)?
         var nextWaiter = 0
     }
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     public func append(_ packet: HCIPacket) {
         let waiter: CheckedContinuation<HCIPacket?, Never>? = state.withLock { state in
@@ -75,7 +74,7 @@ public final class TestChip: Sendable {
     public let aclCount: UInt8
     public let returnsCreditsAtOnce: Bool
     private struct Counters { var inFlight = 0; var maximumInFlight = 0; var recording = false }
-    private let counters = Mutex(Counters())
+    private let counters = Lock(Counters())
     public let log = PacketLog()
 
     public init(aclLength: UInt16, aclCount: UInt8, returnsCreditsAtOnce: Bool = false) {

@@ -1,7 +1,6 @@
 import ATT
 import BluetoothCore
 import Dispatch
-import Synchronization
 
 /// A fake ATT bearer that plays the server's side of a scripted conversation, in the
 /// manner of BlueZ's unit/test-gatt.c: each step is a PDU the client must send and the
@@ -25,7 +24,7 @@ public final class ScriptedBearer: ATTBearer {
     }
 
     private let queue = DispatchQueue(label: "scripted-att-bearer")
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     private struct State {
         var receive: (@Sendable ([UInt8]) -> Void)?
@@ -42,7 +41,7 @@ public final class ScriptedBearer: ATTBearer {
     }
 
     public init(_ script: [Step] = [], mtu: UInt16 = 23, mtuIsNegotiatedBelow: Bool = false) {
-        state = Mutex(State(script: script, mtu: mtu, mtuIsNegotiatedBelow: mtuIsNegotiatedBelow))
+        state = Lock(State(script: script, mtu: mtu, mtuIsNegotiatedBelow: mtuIsNegotiatedBelow))
     }
 
     // MARK: ATTBearer
@@ -185,7 +184,7 @@ public func withDeadline<T: Sendable>(
 
 /// The first of the body and the timer to finish resumes the caller; the other is cancelled.
 private final class DeadlineRace<T: Sendable>: Sendable {
-    private let state = Mutex<(continuation: CheckedContinuation<T, any Error>?, timer: Task<Void, Never>?, work: Task<Void, Never>?)>((nil, nil, nil))
+    private let state = Lock<(continuation: CheckedContinuation<T, any Error>?, timer: Task<Void, Never>?, work: Task<Void, Never>?)>((nil, nil, nil))
 
     func start(
         _ continuation: CheckedContinuation<T, any Error>, seconds: Double, what: String,

@@ -1,6 +1,6 @@
+import BluetoothCore
 import Dispatch
 import HCITransport
-import Synchronization
 
 /// An in-memory transport for driver tests. Packets the host sends are recorded and handed
 /// to `responder`; whatever it returns is delivered back on a serial queue, as a real
@@ -8,7 +8,7 @@ import Synchronization
 public final class ScriptedTransport: HCITransport {
     public let name = "scripted"
     private let queue = DispatchQueue(label: "scripted-transport")
-    private let state = Mutex<State>(State())
+    private let state = Lock<State>(State())
 
     struct State {
         var receive: (@Sendable (HCIPacket) -> Void)?

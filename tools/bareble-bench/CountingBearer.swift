@@ -1,11 +1,11 @@
+import BluetoothCore
 import ATT
 import GATT
-import Synchronization
 
 /// An ATT bearer around the real one that records the requests going through it.
 final class CountingBearer<Inner: ATTBearer>: ATTBearer {
     let inner: Inner
-    private let requests = Mutex<[ATTPDU]>([])
+    private let requests = Lock<[ATTPDU]>([])
 
     init(_ inner: Inner) { self.inner = inner }
 

@@ -30,7 +30,7 @@ struct EndToEndBenchmark {
             var recordLatency = false
             var done: CheckedContinuation<Void, Never>?
         }
-        let state = Mutex(State())
+        let state = Lock(State())
         /// Reports received so far, readable without the lock by the paced producer.
         let delivered = Atomic(0)
 

@@ -1,3 +1,4 @@
+import BluetoothCore
 import ArgumentParser
 import ATT
 import Glibc
@@ -102,7 +103,7 @@ struct NotificationBenchmark: AsyncParsableCommand {
                 if received == count { break }
             }
         case .handler:
-            let done = Mutex<CheckedContinuation<Void, Never>?>(nil)
+            let done = Lock<CheckedContinuation<Void, Never>?>(nil)
             let subscription = try await link.gatt.subscribe(to: link.characteristic) { _ in
                 if consumed.add(1, ordering: .acquiringAndReleasing).newValue == count { done.withLock { $0 }?.resume() }
             }

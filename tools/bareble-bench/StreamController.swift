@@ -14,7 +14,7 @@ final class StreamController: Sendable {
 
     let hostTransport: DescriptorTransport
     private let fd: Int32
-    private let writeLock = Mutex(())
+    private let writeLock = Lock(())
     private let scanEnabled = Atomic(false)
 
     /// `acl` gives the H4 frames to send back for one ACL packet from the host (each packet is

@@ -1,6 +1,6 @@
+import BluetoothCore
 import Dispatch
 import Glibc
-import Synchronization
 
 /// Lines typed on standard input, each read with a deadline: pairing must answer before the
 /// SMP timer (30 s) ends it, so a prompt nobody answers, or a closed stdin, has to give up
@@ -21,7 +21,7 @@ final class TerminalInput: Sendable {
         var closed = false
     }
 
-    private let buffer = Mutex(Buffer())
+    private let buffer = Lock(Buffer())
     /// Reads block a thread for up to the deadline: one of Dispatch's, never one of the two
     /// cooperative threads SMP's own tasks run on.
     private let queue = DispatchQueue(label: "bareble-central.stdin")

@@ -1,5 +1,4 @@
 import BluetoothCore
-import Synchronization
 
 /// Starts and stops advertising sets on one controller (Core Vol 4 Part E 7.8.4 - 7.8.9
 /// legacy, 7.8.52 - 7.8.60 extended; Vol 6 Part B 4.4.2).
@@ -22,7 +21,7 @@ public final class Advertiser: Sendable {
     /// one per advertiser, so all such sets and restarts show the same device.
     public let randomStaticAddress: BluetoothAddress
 
-    let state = Mutex(State())
+    let state = Lock(State())
 
     /// Where a set lives on the controller: the single legacy set, or an extended handle.
     enum Slot: Hashable, Sendable {

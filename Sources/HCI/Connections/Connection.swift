@@ -1,5 +1,4 @@
 import BluetoothCore
-import Synchronization
 
 /// One LE connection, from its LE (Enhanced) Connection Complete to its Disconnection
 /// Complete. Made by ``Connector``; its properties follow the controller's events.
@@ -49,7 +48,7 @@ public final class Connection: Sendable, CustomStringConvertible {
         var longTermKeyProvider: LongTermKeyProvider?
     }
 
-    let state: Mutex<State>
+    let state: Lock<State>
     /// The Connector that routes this connection's events to it, kept alive by the
     /// connection: a program may hold only the connection, and it must still hear of its
     /// encryption and its end. (The Connector drops the connection when it ends.)
@@ -61,7 +60,7 @@ public final class Connection: Sendable, CustomStringConvertible {
         self.handle = handle
         self.role = role
         self.peer = peer
-        state = Mutex(State(timing: timing))
+        state = Lock(State(timing: timing))
     }
 
     /// The timing in effect, kept current from LE Connection Update Complete.

@@ -1,5 +1,4 @@
 import BluetoothCore
-import Synchronization
 
 /// Creates and tracks the LE connections of one controller (Core Vol 4 Part E 7.8.12,
 /// 7.8.13, 7.8.66; Vol 6 Part B 4.5).
@@ -58,7 +57,7 @@ public final class Connector: Sendable {
         var statusTask: Task<Void, Never>?
     }
 
-    let state = Mutex(State())
+    let state = Lock(State())
 
     public convenience init(controller: HCIController) {
         self.init(controller: controller, cancelTimeout: .seconds(3))

@@ -1,4 +1,4 @@
-import Synchronization
+import BluetoothCore
 
 /// A running scan started with ``Scanner/scan(matching:parameters:onAdvertisement:)``.
 /// Scanning for it goes on until ``stop()`` (or until the session is released, which stops
@@ -6,7 +6,7 @@ import Synchronization
 public final class ScanSession: Sendable {
     let scanner: Scanner
     let id: UInt64
-    private let state = Mutex<(stopped: Bool, error: HCIError?)>((false, nil))
+    private let state = Lock<(stopped: Bool, error: HCIError?)>((false, nil))
 
     init(scanner: Scanner, id: UInt64) {
         self.scanner = scanner

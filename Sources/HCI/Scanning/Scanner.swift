@@ -1,5 +1,4 @@
 import BluetoothCore
-import Synchronization
 
 /// Scanning for advertisements (the observer role) on one controller, for any number of
 /// consumers at once.
@@ -27,7 +26,7 @@ public final class Scanner: Sendable {
 
     public let controller: HCIController
     private let now: @Sendable () -> UInt64
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let streamDrops = DropCounter()
 
     struct Delivery {

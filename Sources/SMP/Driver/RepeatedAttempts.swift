@@ -1,5 +1,4 @@
 import BluetoothCore
-import Synchronization
 
 /// The repeated-attempts rule (Core Vol 3 Part H 2.3.6): after a failed authentication the
 /// wait before a peer may pair again doubles with each further failure, from `initial` up
@@ -47,9 +46,9 @@ public struct RepeatedAttempts: Sendable {
 
 /// One ``RepeatedAttempts`` record shared by every link of a host.
 public final class RepeatedAttemptsRecord: Sendable {
-    let record: Mutex<RepeatedAttempts>
+    let record: Lock<RepeatedAttempts>
 
-    public init(_ policy: RepeatedAttempts = RepeatedAttempts()) { record = Mutex(policy) }
+    public init(_ policy: RepeatedAttempts = RepeatedAttempts()) { record = Lock(policy) }
 
     public func withLock<Result>(_ body: (inout RepeatedAttempts) -> Result) -> Result {
         record.withLock { body(&$0) }

@@ -1,7 +1,6 @@
 import BluetoothCore
 import HCI
 import L2CAP
-import Synchronization
 
 /// Runs one connection's ``PairingMachine`` over the link: the SMP fixed channel (CID 6)
 /// of L2CAP, LE encryption on the HCI ``Connection``, the 30 s SMP timer, the user's
@@ -49,9 +48,9 @@ public final class SecurityManager: Sendable {
         var unclaimed: Result<PairingKeys, PairingError>?
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
     private let work: AsyncStream<Work>.Continuation
-    private let worker: Mutex<Task<Void, Never>?> = Mutex(nil)
+    private let worker: Lock<Task<Void, Never>?> = Lock(nil)
 
     /// Create the ``ChannelManager`` before the ``Connector``: L2CAP must have seen the
     /// connection before the Connector hands it out (controller subscribers run in
@@ -82,7 +81,7 @@ public final class SecurityManager: Sendable {
         let machine = PairingMachine(
             role: connection.role == .central ? .initiator : .responder, configuration: configuration,
             localAddress: local, peerAddress: connection.peer, random: random)
-        state = Mutex(State(machine: machine))
+        state = Lock(State(machine: machine))
         let (stream, continuation) = AsyncStream.makeStream(of: Work.self)
         work = continuation
         worker.withLock { $0 = Task { [weak self] in

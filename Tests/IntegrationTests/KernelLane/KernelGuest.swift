@@ -1,6 +1,5 @@
 import BluetoothCore
 import Foundation
-import Synchronization
 import HCITransport
 import Testing
 import TestSupport
@@ -139,8 +138,8 @@ enum KernelGuest {
         return databaseHashCache.withLock { $0 }
     }
 
-    private static let databaseCache = Mutex<[String]?>(nil)
-    private static let databaseHashCache = Mutex<String?>(nil)
+    private static let databaseCache = Lock<[String]?>(nil)
+    private static let databaseHashCache = Lock<String?>(nil)
 
     static func upper(_ value: Any?) -> String { "\(value ?? "")".uppercased() }
 

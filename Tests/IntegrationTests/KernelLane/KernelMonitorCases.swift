@@ -6,7 +6,6 @@ import GATT
 import HCI
 import HCITransport
 import L2CAP
-import Synchronization
 import Testing
 import TestSupport
 
@@ -22,9 +21,9 @@ enum KernelMonitorCases {
         let path = KernelGuest.jobDirectory + "/" + captureName
         let writer = try BTSnoopWriter(path: path, datalink: .linuxMonitor)
         let monitor = try HCIMonitor.open()
-        let seen = Mutex<[MonitorRecord.Opcode: Int]>([:])
-        let notes = Mutex<[String]>([])
-        let indexes = Mutex<[String]>([])
+        let seen = Lock<[MonitorRecord.Opcode: Int]>([:])
+        let notes = Lock<[String]>([])
+        let indexes = Lock<[String]>([])
         try monitor.start(receive: { record in
             try? writer.write(record)
             seen.withLock { $0[record.opcode, default: 0] += 1 }

@@ -5,7 +5,6 @@ import GATT
 import HCI
 import HCITransport
 import L2CAP
-import Synchronization
 import Testing
 import TestSupport
 
@@ -20,7 +19,7 @@ enum KernelRawCases {
     static func scanFiltersAndRestores() async throws {
         try Adapters.bringUp(index: 0)
         let transport = try HCISocketTransport.openRawChannel(index: 0)
-        let seen = Mutex<[String]>([])
+        let seen = Lock<[String]>([])
         let counting = CountingTransport(transport) { packet in
             guard !HCIRawFilter.hostSideLE.passes(type: packet.type.rawValue, eventCode: packet.type == .event ? packet.bytes.first : nil) else { return }
             seen.withLock { $0.append("\(packet.type) \(Hex.string(Array(packet.bytes.prefix(2))))") }
@@ -44,7 +43,7 @@ enum KernelRawCases {
 
         // An unfiltered listener: no advertising report may arrive once we let go.
         let listener = try HCISocketTransport.openRawChannel(index: 0, filter: .everything)
-        let reports = Mutex(0)
+        let reports = Lock(0)
         try listener.start(receive: { packet in
             if packet.type == .event, packet.bytes.first == 0x3E, let sub = packet.bytes.dropFirst(2).first, sub == 0x02 || sub == 0x0D {
                 reports.withLock { $0 += 1 }

@@ -3,7 +3,6 @@ import BluetoothCore
 import Foundation
 import HCITransport
 import SMP
-import Synchronization
 import Testing
 import TestSupport
 
@@ -87,7 +86,7 @@ final class PeerUser: PairingDelegate {
     let harness: RadioHarness
     let wrongPasskey: Bool
     /// What the kernel asked and we answered, in order.
-    let answered = Mutex<[String]>([])
+    let answered = Lock<[String]>([])
 
     init(harness: RadioHarness, wrongPasskey: Bool = false) {
         self.harness = harness

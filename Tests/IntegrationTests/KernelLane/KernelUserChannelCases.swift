@@ -6,7 +6,6 @@ import HCI
 import HCITransport
 import L2CAP
 import Testing
-import Synchronization
 import TestSupport
 
 /// hci:N, the full userspace mode, in the lane's guest: the kernel lets go of hci0 and
@@ -48,7 +47,7 @@ enum KernelUserChannelCases {
         let mtu = try await att.exchangeMTU()
         try #require(mtu > 23, "ATT_MTU \(mtu)")
         try await KernelRawCases.exploreWriteAndSubscribe(GATTClient(att: att))
-        let seen = Mutex<[String]>([])
+        let seen = Lock<[String]>([])
         let subscription = controller.subscribe { event in
             if case .disconnectionComplete = event { seen.withLock { $0.append("\(event)") } }
         }
