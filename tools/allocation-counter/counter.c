@@ -1,6 +1,7 @@
 #include "allocation_counter.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdatomic.h>
 #include <stddef.h>
 
@@ -24,6 +25,11 @@ static inline void record(size_t size) {
 void bareble_allocation_counter_enable(int on) { atomic_store(&enabled, on); }
 uint64_t bareble_allocation_count(void) { return atomic_load(&count); }
 uint64_t bareble_allocated_bytes(void) { return atomic_load(&bytes); }
+
+uint64_t bareble_heap_bytes_in_use(void) {
+    struct mallinfo2 info = mallinfo2();
+    return (uint64_t)info.uordblks + (uint64_t)info.hblkhd;
+}
 
 void *malloc(size_t size) {
     record(size);

@@ -12,4 +12,8 @@ void bareble_allocation_counter_enable(int enabled);
 uint64_t bareble_allocation_count(void);
 uint64_t bareble_allocated_bytes(void);
 
+/* Bytes malloc has handed out and not had back, in every arena and in mmap'd blocks
+   (glibc's mallinfo2): a leak grows this, fragmentation only grows the RSS. */
+uint64_t bareble_heap_bytes_in_use(void);
+
 #endif
