@@ -138,16 +138,10 @@ extension HCIController {
     /// to the host).
     func recover(fromHardwareError code: UInt8) {
         let pending = state.withLock { state in
-            let commands = state.waiting + state.inFlight
-            state.waiting = []
-            state.inFlight = []
             state.commandCredits = 1
-            return commands
+            return failAllCommands(&state, with: .hardwareError(code: code))
         }
-        for command in pending {
-            command.timer?.cancel()
-            command.continuation.resume(returning: .failure(.hardwareError(code: code)))
-        }
+        for command in pending { command.resume() }
         publish(.recovering(hardwareCode: code))
         Task { [weak self] in
             _ = try? await self?.powerOn()

@@ -22,20 +22,21 @@ public final class HCIController: Sendable {
     public let transport: any HCITransport
     let state = Lock(State())
 
-    struct PendingCommand: Sendable {
+    /// A command queued or sent; its caller waits in `State.answers` under the same id.
+    struct QueuedCommand: Sendable {
         let id: UInt64
         let opcode: HCIOpcode
         let packet: HCIPacket
         let completesWithStatus: Bool
-        let continuation: CheckedContinuation<Result<[UInt8], HCIError>, Never>
-        var timer: Task<Void, Never>?
     }
 
     struct State: Sendable {
         var nextID: UInt64 = 1
         var commandCredits = 1
-        var waiting: [PendingCommand] = []
-        var inFlight: [PendingCommand] = []
+        var waiting: [QueuedCommand] = []
+        var inFlight: [QueuedCommand] = []
+        /// The callers of the commands above, by the commands' ids.
+        var answers = PendingAnswers<HCIOpcode, [UInt8], HCIError>()
         var eventHandlers: [UInt64: EventHandler] = [:] {
             // Rebuilt only when subscribers change, so delivering an event retains an array
             // instead of allocating one: this runs for every advertising report. In
@@ -104,17 +105,25 @@ public final class HCIController: Sendable {
 
     /// Sends a command and returns its decoded return parameters, or throws when the
     /// controller answers with an error status, answers garbage, or does not answer in time.
+    ///
+    /// Cancelling the task withdraws a command still queued behind others (it throws
+    /// ``HCIError/commandCancelled(_:)`` at once, and nothing reaches the controller). A
+    /// command already sent has taken effect, so its caller still gets the controller's
+    /// answer (within `timeout`) to act on it. Clean-up that must go out even from a
+    /// cancelled task passes `cancellable: false`.
     @discardableResult
     public func send<Command: HCICommand>(
         _ command: Command,
-        timeout: Duration = HCIController.defaultCommandTimeout
+        timeout: Duration = HCIController.defaultCommandTimeout,
+        cancellable: Bool = true
     ) async throws(HCIError) -> Command.ReturnParameters {
         let opcode = Command.opcode
         let answer = try await sendPacket(
             HCIPacket(.command, command.encode()),
             opcode: opcode,
             completesWithStatus: Command.completesWithStatus,
-            timeout: timeout
+            timeout: timeout,
+            cancellable: cancellable
         )
         var reader = ByteReader(answer)
         do {
@@ -141,64 +150,54 @@ public final class HCIController: Sendable {
         _ packet: HCIPacket,
         opcode: HCIOpcode,
         completesWithStatus: Bool,
-        timeout: Duration = HCIController.defaultCommandTimeout
+        timeout: Duration = HCIController.defaultCommandTimeout,
+        cancellable: Bool = true
     ) async throws(HCIError) -> [UInt8] {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[UInt8], HCIError>, Never>) in
-            let failure: HCIError? = state.withLock { state in
-                if let error = state.closedError { return error }
-                let id = state.nextID
-                state.nextID += 1
-                var pending = PendingCommand(
-                    id: id, opcode: opcode, packet: packet,
-                    completesWithStatus: completesWithStatus, continuation: continuation
-                )
-                pending.timer = Task { [weak self] in
-                    // A deadline, not a poll: cancelled as soon as the answer arrives.
-                    do { try await Task.sleep(for: timeout) } catch { return }
-                    self?.expire(id: id, opcode: opcode, timeout: timeout)
-                }
-                state.waiting.append(pending)
-                pumpCommands(&state)
-                return nil
-            }
-            if let failure { continuation.resume(returning: .failure(failure)) }
+        let deadline = ContinuousClock.now + timeout
+        let (registered, failedSends): (Result<UInt64, HCIError>, [Resumption]) = state.withLock { state in
+            if let error = state.closedError { return (.failure(error), []) }
+            let id = state.answers.expect(opcode)
+            state.waiting.append(QueuedCommand(id: id, opcode: opcode, packet: packet, completesWithStatus: completesWithStatus))
+            return (.success(id), pumpCommands(&state))
         }
-        return try result.get()
+        for resumption in failedSends { resumption.resume() }
+        switch await wait(for: try registered.get(), until: deadline, cancellable: cancellable) {
+        case let .value(answer): return answer
+        case let .failed(error): throw error
+        case .expired:
+            let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+            throw .commandTimedOut(opcode, milliseconds: milliseconds)
+        case .cancelled: throw .commandCancelled(opcode)
+        }
     }
+
+    typealias Resumption = PendingAnswers<HCIOpcode, [UInt8], HCIError>.Resumption
 
     /// Sends queued commands while the controller has room. Runs under the lock so that
-    /// commands reach the wire in the order they were queued.
-    private func pumpCommands(_ state: inout State) {
+    /// commands reach the wire in the order they were queued. Returns the callers of
+    /// commands the transport refused, to be resumed once the lock is released.
+    private func pumpCommands(_ state: inout State) -> [Resumption] {
+        var failed: [Resumption] = []
         while state.commandCredits > 0, !state.waiting.isEmpty {
-            var pending = state.waiting.removeFirst()
+            let command = state.waiting.removeFirst()
             do {
-                try transport.send(pending.packet)
+                try transport.send(command.packet)
                 state.commandCredits -= 1
-                state.inFlight.append(pending)
+                state.inFlight.append(command)
             } catch {
-                pending.timer?.cancel()
-                pending.timer = nil
-                pending.continuation.resume(returning: .failure(.transportClosed(error)))
+                if let resumption = state.answers.fulfill(id: command.id, with: .failed(.transportClosed(error))) {
+                    failed.append(resumption)
+                }
             }
         }
+        return failed
     }
 
-    private func expire(id: UInt64, opcode: HCIOpcode, timeout: Duration) {
-        let expired: PendingCommand? = state.withLock { state in
-            if let index = state.waiting.firstIndex(where: { $0.id == id }) {
-                return state.waiting.remove(at: index)
-            }
-            guard let index = state.inFlight.firstIndex(where: { $0.id == id }) else { return nil }
-            state.statistics.commandTimeouts += 1
-            // The controller may never return this credit; without one the stack would
-            // wedge, so assume the slot is free again (as BlueZ does after a timeout).
-            if state.commandCredits == 0 { state.commandCredits = 1 }
-            let command = state.inFlight.remove(at: index)
-            pumpCommands(&state)
-            return command
-        }
-        let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        expired?.continuation.resume(returning: .failure(.commandTimedOut(opcode, milliseconds: milliseconds)))
+    /// Ends every command's wait with `failure` (the transport closed, the controller failed).
+    func failAllCommands(_ state: inout State, with failure: HCIError) -> [Resumption] {
+        state.waiting = []
+        state.inFlight = []
+        return state.answers.fulfillAll(with: .failed(failure))
     }
 
     // MARK: Receiving
@@ -226,7 +225,8 @@ public final class HCIController: Sendable {
     }
 
     private func handle(_ event: HCIEvent) {
-        var completed: (PendingCommand, Result<[UInt8], HCIError>)?
+        var completed: Resumption?
+        var failedSends: [Resumption] = []
         var releasedACL: [CheckedContinuation<Result<Void, HCIError>, Never>] = []
         var failedACL: [(CheckedContinuation<Result<Void, HCIError>, Never>, HCIError)] = []
         var hardwareCode: UInt8?
@@ -236,21 +236,23 @@ public final class HCIController: Sendable {
                 state.commandCredits = Int(complete.numHCICommandPackets)
                 if complete.opcode.rawValue != 0 {
                     if let index = state.inFlight.firstIndex(where: { $0.opcode == complete.opcode }) {
-                        completed = (state.inFlight.remove(at: index), .success(complete.returnParameters))
+                        let command = state.inFlight.remove(at: index)
+                        completed = state.answers.fulfill(id: command.id, with: .value(complete.returnParameters))
                     } else {
                         state.statistics.unmatchedCommandCompletes += 1
                     }
                 }
-                pumpCommands(&state)
+                failedSends = pumpCommands(&state)
             case let .commandStatus(status):
                 state.commandCredits = Int(status.numHCICommandPackets)
                 if status.opcode.rawValue != 0,
                    let index = state.inFlight.firstIndex(where: { $0.opcode == status.opcode }) {
                     if status.status != .success || state.inFlight[index].completesWithStatus {
-                        completed = (state.inFlight.remove(at: index), .success([status.status.rawValue]))
+                        let command = state.inFlight.remove(at: index)
+                        completed = state.answers.fulfill(id: command.id, with: .value([status.status.rawValue]))
                     }
                 }
-                pumpCommands(&state)
+                failedSends = pumpCommands(&state)
             case let .numberOfCompletedPackets(counts):
                 for completion in counts.completions {
                     state.aclFlow.complete(handle: completion.connectionHandle, count: Int(completion.completedPackets))
@@ -278,10 +280,8 @@ public final class HCIController: Sendable {
             }
             return state.eventHandlerList
         }
-        if let (command, result) = completed {
-            command.timer?.cancel()
-            command.continuation.resume(returning: result)
-        }
+        completed?.resume()
+        for resumption in failedSends { resumption.resume() }
         for waiter in releasedACL { waiter.resume(returning: .success(())) }
         for (waiter, error) in failedACL { waiter.resume(returning: .failure(error)) }
         for handler in handlers { handler(event) }
@@ -292,21 +292,16 @@ public final class HCIController: Sendable {
         let failure = HCIError.transportClosed(error)
         let (commands, aclWaiters, statusStreams) = state.withLock { state in
             guard state.closedError == nil else {
-                return ([PendingCommand](), [CheckedContinuation<Result<Void, HCIError>, Never>](), [AsyncStream<ControllerStatus>.Continuation]())
+                return ([Resumption](), [CheckedContinuation<Result<Void, HCIError>, Never>](), [AsyncStream<ControllerStatus>.Continuation]())
             }
             state.closedError = failure
-            let commands = state.waiting + state.inFlight
-            state.waiting = []
-            state.inFlight = []
+            let commands = failAllCommands(&state, with: failure)
             let waiters = state.aclWaiters.map(\.continuation)
             state.aclWaiters = []
             state.status = .closed(error)
             return (commands, waiters, Array(state.statusContinuations.values))
         }
-        for command in commands {
-            command.timer?.cancel()
-            command.continuation.resume(returning: .failure(failure))
-        }
+        for command in commands { command.resume() }
         for waiter in aclWaiters { waiter.resume(returning: .failure(failure)) }
         for stream in statusStreams {
             stream.yield(.closed(error))
@@ -454,4 +449,40 @@ public enum ControllerStatus: Sendable, Equatable {
     /// Bring-up failed; the error says why.
     case failed(HCIError)
     case closed(TransportError?)
+}
+
+extension HCIController: PendingAnswersOwner {
+    package func withPendingAnswers<Result>(_ body: (inout PendingAnswers<HCIOpcode, [UInt8], HCIError>) -> Result) -> Result {
+        state.withLock { body(&$0.answers) }
+    }
+
+    /// A command's deadline passed: its caller gets the timeout. A command already sent may
+    /// never get its credit back; without one the stack would wedge, so the slot is taken
+    /// as free again (as BlueZ does after a timeout).
+    package func deadlinePassed(_ id: UInt64) {
+        let resumptions: [Resumption] = state.withLock { state in
+            if let index = state.waiting.firstIndex(where: { $0.id == id }) {
+                state.waiting.remove(at: index)
+            } else if let index = state.inFlight.firstIndex(where: { $0.id == id }) {
+                state.statistics.commandTimeouts += 1
+                if state.commandCredits == 0 { state.commandCredits = 1 }
+                state.inFlight.remove(at: index)
+            }
+            let expired = state.answers.fulfill(id: id, with: .expired)
+            return (expired.map { [$0] } ?? []) + pumpCommands(&state)
+        }
+        for resumption in resumptions { resumption.resume() }
+    }
+
+    /// A caller gave up: a command not yet sent is withdrawn. One already sent has taken
+    /// effect on the controller, so its caller waits for the answer (or the deadline) to
+    /// learn what it must undo.
+    package func waitCancelled(_ id: UInt64) {
+        let resumption: Resumption? = state.withLock { state in
+            guard let index = state.waiting.firstIndex(where: { $0.id == id }) else { return nil }
+            state.waiting.remove(at: index)
+            return state.answers.fulfill(id: id, with: .cancelled)
+        }
+        resumption?.resume()
+    }
 }

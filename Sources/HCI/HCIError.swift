@@ -5,6 +5,9 @@ import HCITransport
 public enum HCIError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No Command Complete/Status arrived before the deadline.
     case commandTimedOut(HCIOpcode, milliseconds: Int)
+    /// The task waiting for the answer was cancelled (a command already sent still gets
+    /// its answer consumed by the driver).
+    case commandCancelled(HCIOpcode)
     /// The controller answered with a non-zero status.
     case commandFailed(HCIOpcode, HCIErrorCode)
     /// The controller's answer could not be decoded as this command's return parameters.
@@ -23,6 +26,8 @@ public enum HCIError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case let .commandTimedOut(opcode, milliseconds):
             return "the controller did not answer \(opcode.name) within \(milliseconds) ms: check the transport (is the controller powered and the right one?) and try again"
+        case let .commandCancelled(opcode):
+            return "the wait for \(opcode.name) was cancelled"
         case let .commandFailed(opcode, status):
             return "\(opcode.name) failed: \(status)"
         case let .malformedReturnParameters(opcode, error):

@@ -84,7 +84,7 @@ package final class DescriptorLoop: Sendable {
         let failure: TransportError? = state.withLock { state in
             if state.closeRequested { return .notOpen(spec: name) }
             if state.started { return .alreadyStarted(spec: name) }
-            switch Posix.startThread({ self.run(chunk: chunk, closed: closed) }) {
+            switch PosixThread.start({ self.run(chunk: chunk, closed: closed) }) {
             case let .success(thread):
                 state.thread = thread
             case let .failure(error):

@@ -93,28 +93,3 @@ package enum Posix {
         return (ends[0], ends[1])
     }
 }
-
-extension Posix {
-    /// Starts a joinable pthread running `body`; returns it, or the pthread_create error.
-    package static func startThread(_ body: @escaping @Sendable () -> Void) -> Result<pthread_t, ThreadError> {
-        let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-        var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            Unmanaged<ThreadBody>.fromOpaque(raw).takeRetainedValue().body()
-            return nil
-        }, context)
-        guard result == 0 else {
-            Unmanaged<ThreadBody>.fromOpaque(context).release()
-            return .failure(ThreadError(code: result))
-        }
-        return .success(thread)
-    }
-
-    package struct ThreadError: Error { package var code: Int32 }
-}
-
-private final class ThreadBody: Sendable {
-    let body: @Sendable () -> Void
-    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-}

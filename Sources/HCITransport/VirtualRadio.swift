@@ -53,7 +53,7 @@ public final class VirtualRadio: Sendable {
         let lines = LineChannel()
         let tail = StderrTail()
         let reader: pthread_t
-        switch Posix.startThread({ RadioProcess.pump(stdout: child.stdout, stderr: child.stderr, lines: lines, tail: tail) }) {
+        switch PosixThread.start({ RadioProcess.pump(stdout: child.stdout, stderr: child.stderr, lines: lines, tail: tail) }) {
         case let .success(thread): reader = thread
         case let .failure(error):
             RadioProcess.terminate(child.pid, control: child.control, lines: lines)

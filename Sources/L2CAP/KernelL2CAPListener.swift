@@ -43,7 +43,7 @@ public final class KernelL2CAPListener: Sendable {
         let local = localAddress
         let adapter = self.adapter
         let result: Result<KernelL2CAPSocket, KernelSocketError> = await withCheckedContinuation { continuation in
-            let started = Posix.startThread {
+            let started = PosixThread.start {
                 continuation.resume(returning: Result { () throws(KernelSocketError) in
                     try Self.acceptBlocking(fd, channel: channel, local: local, adapter: adapter, timeout: timeout)
                 })

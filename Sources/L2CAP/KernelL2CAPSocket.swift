@@ -71,7 +71,7 @@ public final class KernelL2CAPSocket: Sendable {
     ) async throws(KernelSocketError) -> KernelL2CAPSocket {
         let local = try adapterAddress(adapter)
         let result: Result<KernelL2CAPSocket, KernelSocketError> = await withCheckedContinuation { continuation in
-            let started = Posix.startThread {
+            let started = PosixThread.start {
                 continuation.resume(returning: Result { () throws(KernelSocketError) in
                     try connectBlocking(to: peer, channel: channel, local: local, adapter: adapter, security: security, timeout: timeout)
                 })
@@ -250,7 +250,7 @@ public final class KernelL2CAPSocket: Sendable {
         let fd = self.fd
         let peer = self.peer
         let result: Result<Void, KernelSocketError> = await withCheckedContinuation { continuation in
-            let started = Posix.startThread {
+            let started = PosixThread.start {
                 let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)
                 // While the kernel works on security the socket is "suspended": not writable.
                 let revents = Posix.wait(fd, for: Int16(POLLOUT), until: deadline)

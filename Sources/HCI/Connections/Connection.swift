@@ -22,11 +22,11 @@ public final class Connection: Sendable, CustomStringConvertible {
     public let peer: DeviceAddress
 
     /// The procedures whose ending event an operation waits for.
-    enum Procedure: Hashable, Sendable {
+    package enum Procedure: Hashable, Sendable {
         case connectionUpdate, remoteFeatures, dataLength, phyUpdate, disconnection, encryption
     }
 
-    enum LinkEvent: Sendable {
+    package enum LinkEvent: Sendable {
         case timing(ConnectionTiming)
         case features(LEFeatures)
         case dataLength(DataLength)
@@ -42,7 +42,7 @@ public final class Connection: Sendable, CustomStringConvertible {
         var remoteFeatures: LEFeatures?
         /// Why the connection is gone, once it is.
         var ending: ConnectionError?
-        var expectations = EventExpectations<Procedure, LinkEvent>()
+        var expectations = PendingAnswers<Procedure, LinkEvent, ConnectionError>()
         var encryption = LinkEncryption()
         var encryptionHandler: EncryptionHandler?
         var longTermKeyProvider: LongTermKeyProvider?
@@ -93,7 +93,11 @@ public final class Connection: Sendable, CustomStringConvertible {
         if !isConnected { return }
         let timeout = timeout ?? .milliseconds(timing.supervisionTimeoutMilliseconds) + .seconds(2)
         do {
-            _ = try await perform(Disconnect(connectionHandle: handle, reason: reason), expecting: .disconnection, name: "Disconnect", timeout: timeout)
+            // Disconnecting is how callers clean up, often from a cancelled task: the command
+            // goes out regardless (waiting for its completion still ends on cancellation).
+            _ = try await perform(
+                Disconnect(connectionHandle: handle, reason: reason), expecting: .disconnection, name: "Disconnect",
+                timeout: timeout, cancellableSend: false)
         } catch .disconnected {
             // It ended some other way meanwhile: what the caller wanted.
         }
@@ -174,12 +178,15 @@ public final class Connection: Sendable, CustomStringConvertible {
 
     /// Registers for the procedure's ending event, sends `command`, then waits for it.
     func perform<Command: HCICommand>(
-        _ command: Command, expecting procedure: Procedure, name: String, timeout: Duration
+        _ command: Command, expecting procedure: Procedure, name: String, timeout: Duration, cancellableSend: Bool = true
     ) async throws(ConnectionError) -> LinkEvent {
         let deadline = ContinuousClock.now + timeout
         let id = try expect(procedure, allowEnded: false)
         do {
-            _ = try await controller.send(command)
+            _ = try await controller.send(command, cancellable: cancellableSend)
+        } catch .commandCancelled {
+            state.withLock { $0.expectations.forget(id) }
+            throw .procedureCancelled(name)
         } catch {
             // A link that dropped while the command was in flight is refused with 0x02;
             // the reason it dropped is the more useful answer.
@@ -222,8 +229,8 @@ public final class Connection: Sendable, CustomStringConvertible {
     }
 }
 
-extension Connection: ExpectationOwner {
-    func withExpectations<Result>(_ body: (inout EventExpectations<Procedure, LinkEvent>) -> Result) -> Result {
+extension Connection: PendingAnswersOwner {
+    package func withPendingAnswers<Result>(_ body: (inout PendingAnswers<Procedure, LinkEvent, ConnectionError>) -> Result) -> Result {
         state.withLock { body(&$0.expectations) }
     }
 }

@@ -94,7 +94,7 @@ extension Connection {
 
     func encryptionChanged(_ event: HCIEvent.EncryptionChange) {
         let notice: EncryptionEvent
-        let outcome: WaitOutcome<LinkEvent>
+        let outcome: WaitOutcome<LinkEvent, ConnectionError>
         if event.status != .success {
             notice = .failed(event.status)
             outcome = .failed(.encryptionFailed(event.status))
@@ -120,7 +120,7 @@ extension Connection {
         let success = event.status == .success
         let (handler, size, resumptions) = state.withLock { state in
             let size = state.encryption.keySize
-            let outcome: WaitOutcome<LinkEvent> = success ? .value(.encrypted(keySize: size)) : .failed(.encryptionFailed(event.status))
+            let outcome: WaitOutcome<LinkEvent, ConnectionError> = success ? .value(.encrypted(keySize: size)) : .failed(.encryptionFailed(event.status))
             return (state.encryptionHandler, size, state.expectations.fulfill(.encryption, with: outcome))
         }
         handler?(success ? .encrypted(keySize: size) : .failed(event.status))

@@ -5,10 +5,10 @@ import BluetoothCore
 // lock is released.
 
 extension Connection {
-    typealias Resumption = EventExpectations<Procedure, LinkEvent>.Resumption
+    typealias Resumption = PendingAnswers<Procedure, LinkEvent, ConnectionError>.Resumption
 
     func connectionUpdateCompleted(_ event: LEConnectionUpdateComplete) {
-        let outcome: WaitOutcome<LinkEvent>
+        let outcome: WaitOutcome<LinkEvent, ConnectionError>
         if event.status == .success {
             let timing = ConnectionTiming(
                 connectionInterval: event.connectionInterval, peripheralLatency: event.peripheralLatency,
@@ -75,7 +75,7 @@ extension Connection {
         for resumption in resumptions { resumption.resume() }
     }
 
-    private func deliver(_ procedure: Procedure, _ outcome: WaitOutcome<LinkEvent>) {
+    private func deliver(_ procedure: Procedure, _ outcome: WaitOutcome<LinkEvent, ConnectionError>) {
         let resumptions = state.withLock { $0.expectations.fulfill(procedure, with: outcome) }
         for resumption in resumptions { resumption.resume() }
     }

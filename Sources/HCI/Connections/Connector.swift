@@ -23,14 +23,14 @@ public final class Connector: Sendable {
     /// How long to wait for the attempt's completion after LE Create Connection Cancel.
     let cancelTimeout: Duration
 
-    enum Wait: Hashable, Sendable {
+    package enum Wait: Hashable, Sendable {
         /// A turn at the controller's single initiator.
         case initiator
         /// The current attempt's LE (Enhanced) Connection Complete.
         case completion
     }
 
-    enum Event: Sendable {
+    package enum Event: Sendable {
         case granted
         /// The attempt ended with a connection.
         case connected(Connection)
@@ -41,7 +41,7 @@ public final class Connector: Sendable {
     struct Attempt: Sendable {
         let peer: DeviceAddress
         /// Kept so a completion that arrives between two waits of one attempt is not lost.
-        var outcome: WaitOutcome<Event>?
+        var outcome: WaitOutcome<Event, ConnectionError>?
     }
 
     struct State: Sendable {
@@ -50,7 +50,7 @@ public final class Connector: Sendable {
         var attempt: Attempt?
         /// The controller did not confirm a cancel: a late success is disconnected.
         var abandonedAttempt = false
-        var expectations = EventExpectations<Wait, Event>()
+        var expectations = PendingAnswers<Wait, Event, ConnectionError>()
         var incoming: [UInt64: AsyncStream<Connection>.Continuation] = [:]
         var nextID: UInt64 = 1
         var subscription: Subscription?
@@ -138,6 +138,8 @@ public final class Connector: Sendable {
         if case let .random(address) = parameters.ownAddress {
             do {
                 try await controller.send(LESetRandomAddress(randomAddress: address))
+            } catch .commandCancelled {
+                throw .cancelled(peer)
             } catch {
                 throw .controller(error)
             }
@@ -153,6 +155,7 @@ public final class Connector: Sendable {
                 state.attempt = nil
                 state.expectations.forget(id)
             }
+            if case .commandCancelled = error { throw .cancelled(peer) }
             throw .controller(error)
         }
 
@@ -181,7 +184,8 @@ public final class Connector: Sendable {
     /// unless the controller fails first.
     private func cancelAttempt(to peer: DeviceAddress, giving error: ConnectionError) async throws(ConnectionError) -> Never {
         do {
-            try await controller.send(LECreateConnectionCancel())
+            // From a cancelled task too: that is when the attempt must stop.
+            try await controller.send(LECreateConnectionCancel(), cancellable: false)
         } catch .commandFailed(_, .commandDisallowed) {
             // Nothing is pending any more: the completion is already on its way.
         } catch {
@@ -189,7 +193,7 @@ public final class Connector: Sendable {
             throw .controller(error)
         }
         let deadline = ContinuousClock.now + cancelTimeout
-        let (early, id): (WaitOutcome<Event>?, UInt64?) = state.withLock { state in
+        let (early, id): (WaitOutcome<Event, ConnectionError>?, UInt64?) = state.withLock { state in
             if let outcome = state.attempt?.outcome { return (outcome, nil) }
             return (nil, state.expectations.expect(.completion))
         }
@@ -282,8 +286,8 @@ public final class Connector: Sendable {
     }
 }
 
-extension Connector: ExpectationOwner {
-    func withExpectations<Result>(_ body: (inout EventExpectations<Wait, Event>) -> Result) -> Result {
+extension Connector: PendingAnswersOwner {
+    package func withPendingAnswers<Result>(_ body: (inout PendingAnswers<Wait, Event, ConnectionError>) -> Result) -> Result {
         state.withLock { body(&$0.expectations) }
     }
 }

@@ -81,7 +81,7 @@ extension Connector {
                 peer: completion.peer, timing: completion.timing)
         }
         enum Route { case attempt, incoming, stray, abandoned }
-        let (route, resumptions, stale, streams): (Route, [EventExpectations<Wait, Event>.Resumption], Connection?, [AsyncStream<Connection>.Continuation]) = state.withLock { state in
+        let (route, resumptions, stale, streams): (Route, [PendingAnswers<Wait, Event, ConnectionError>.Resumption], Connection?, [AsyncStream<Connection>.Continuation]) = state.withLock { state in
             var stale: Connection?
             if let connection {
                 // A second completion for a live handle means its end was missed.
@@ -91,7 +91,7 @@ extension Connector {
                 return (.incoming, [], stale, Array(state.incoming.values))
             }
             if state.attempt != nil, state.attempt?.outcome == nil {
-                let outcome: WaitOutcome<Event> = .value(connection.map { .connected($0) } ?? .refused(completion.status))
+                let outcome: WaitOutcome<Event, ConnectionError> = .value(connection.map { .connected($0) } ?? .refused(completion.status))
                 state.attempt?.outcome = outcome
                 return (.attempt, state.expectations.fulfill(.completion, with: outcome), stale, [])
             }
@@ -121,7 +121,7 @@ extension Connector {
             let connections = Array(state.connections.values)
             state.connections = [:]
             state.abandonedAttempt = false
-            var resumptions: [EventExpectations<Wait, Event>.Resumption] = []
+            var resumptions: [PendingAnswers<Wait, Event, ConnectionError>.Resumption] = []
             if state.attempt != nil, state.attempt?.outcome == nil {
                 state.attempt?.outcome = .failed(failure)
                 resumptions = state.expectations.fulfill(.completion, with: .failed(failure))

@@ -1,0 +1,177 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs actions at deadlines, on one thread of its own, and forgets a cancelled one at once.
+///
+/// Why not a `Task.sleep` per deadline: on Linux a cancelled sleep keeps its memory
+/// (~0.75 KiB) until the deadline it was sleeping towards, so a stack that arms a 30 s
+/// deadline for every ATT request and answers in a millisecond held ~34 KiB per explored
+/// device for 30 s (seen in `bareble-bench soak`), and a flood of requests held megabytes.
+/// Here a deadline is an entry in a heap; cancelling removes its action at once, and the
+/// heap is compacted whenever most of it is cancelled entries, so memory follows the
+/// deadlines that are still armed.
+///
+/// Actions run on the timer thread, one after another: they must be short and must not
+/// block (take a lock, resume a continuation, hand work to a task).
+package final class DeadlineTimer: @unchecked Sendable {
+    /// One timer thread serves the whole process, as one reader thread serves a transport:
+    /// deadlines are rare events next to the traffic they guard.
+    package static let shared = DeadlineTimer()
+
+    /// Identifies an armed deadline, for ``cancel(_:)``.
+    package struct Token: Sendable, Hashable {
+        fileprivate let id: UInt64
+    }
+
+    private struct Entry {
+        let deadline: ContinuousClock.Instant
+        let id: UInt64
+    }
+
+    // Guarded by `mutex`; `condition` wakes the thread when an earlier deadline arrives.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    private var heap: [Entry] = []
+    private var actions: [UInt64: @Sendable () -> Void] = [:]
+    private var nextID: UInt64 = 1
+    private var threadStarted = false
+
+    private init() {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        condition = .allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    /// Runs `action` once `deadline` has passed, unless cancelled first.
+    @discardableResult
+    package func schedule(at deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> Token {
+        pthread_mutex_lock(mutex)
+        let id = nextID
+        nextID += 1
+        actions[id] = action
+        push(Entry(deadline: deadline, id: id))
+        if !threadStarted {
+            threadStarted = true
+            // The one thread lives as long as the process, as `shared` does.
+            if case .failure = PosixThread.start({ [self] in run() }) {
+                // No thread (out of resources): deadlines would never fire, which is the
+                // hang every deadline exists to prevent.
+                fatalError("BareBLE could not start its deadline timer thread")
+            }
+        }
+        if heap.first?.id == id { pthread_cond_signal(condition) }
+        pthread_mutex_unlock(mutex)
+        return Token(id: id)
+    }
+
+    /// Runs `action` after `duration`, unless cancelled first.
+    @discardableResult
+    package func schedule(after duration: Duration, _ action: @escaping @Sendable () -> Void) -> Token {
+        schedule(at: .now + duration, action)
+    }
+
+    /// Forgets the deadline: its action will not run (unless it is running already).
+    package func cancel(_ token: Token) {
+        pthread_mutex_lock(mutex)
+        actions[token.id] = nil
+        // Cancelled entries are skipped when they reach the top; rebuilding when they are
+        // most of the heap keeps it proportional to the armed deadlines.
+        if heap.count > 64, heap.count > 2 * actions.count {
+            heap = heap.filter { actions[$0.id] != nil }
+            heapify()
+        }
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Deadlines armed and not yet run or cancelled.
+    package var armedCount: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return actions.count
+    }
+
+    private func run() {
+        pthread_mutex_lock(mutex)
+        while true {
+            guard let first = heap.first else {
+                pthread_cond_wait(condition, mutex)
+                continue
+            }
+            guard actions[first.id] != nil else {
+                pop()
+                continue
+            }
+            let remaining = ContinuousClock.now.duration(to: first.deadline)
+            if remaining > .zero {
+                var until = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &until)
+                let (seconds, attoseconds) = remaining.components
+                let nanoseconds = Int(until.tv_nsec) + Int(attoseconds / 1_000_000_000)
+                until.tv_sec += Int(seconds) + nanoseconds / 1_000_000_000
+                until.tv_nsec = nanoseconds % 1_000_000_000
+                pthread_cond_timedwait(condition, mutex, &until)
+                continue
+            }
+            pop()
+            let action = actions.removeValue(forKey: first.id)
+            pthread_mutex_unlock(mutex)
+            action?()
+            pthread_mutex_lock(mutex)
+        }
+    }
+
+    // MARK: Binary heap on (deadline, id)
+
+    private static func precedes(_ a: Entry, _ b: Entry) -> Bool {
+        a.deadline < b.deadline || (a.deadline == b.deadline && a.id < b.id)
+    }
+
+    private func push(_ entry: Entry) {
+        heap.append(entry)
+        siftUp(heap.count - 1)
+    }
+
+    private func pop() {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        siftDown(0)
+    }
+
+    private func heapify() {
+        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+    }
+
+    private func siftUp(_ start: Int) {
+        var child = start
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard Self.precedes(heap[child], heap[parent]) else { return }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            var smallest = parent
+            let left = 2 * parent + 1, right = left + 1
+            if left < heap.count, Self.precedes(heap[left], heap[smallest]) { smallest = left }
+            if right < heap.count, Self.precedes(heap[right], heap[smallest]) { smallest = right }
+            guard smallest != parent else { return }
+            heap.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

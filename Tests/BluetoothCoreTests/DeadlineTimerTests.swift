@@ -1,0 +1,48 @@
+@testable import BluetoothCore
+import Testing
+import TestSupport
+
+/// The process's deadline timer: actions run after their deadline, in deadline order;
+/// cancelled ones never run and are forgotten at once.
+@Suite struct DeadlineTimerTests {
+    @Test func actionsRunAfterTheirDeadlinesInOrder() async throws {
+        let order = Lock<[Int]>([])
+        let start = ContinuousClock.now
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            for (index, milliseconds) in [60, 20, 40].enumerated() {
+                DeadlineTimer.shared.schedule(at: start + .milliseconds(milliseconds)) {
+                    let count = order.withLock { $0.append(index); return $0.count }
+                    if count == 3 { done.resume() }
+                }
+            }
+        }
+        #expect(order.withLock { $0 } == [1, 2, 0])
+        #expect(ContinuousClock.now - start >= .milliseconds(60))
+    }
+
+    @Test func aCancelledDeadlineNeverRunsAndIsForgottenAtOnce() async throws {
+        let ran = Lock(0)
+        let before = DeadlineTimer.shared.armedCount
+        var tokens: [DeadlineTimer.Token] = []
+        for _ in 0..<10_000 {
+            tokens.append(DeadlineTimer.shared.schedule(after: .milliseconds(50)) { ran.withLock { $0 += 1 } })
+        }
+        for token in tokens { DeadlineTimer.shared.cancel(token) }
+        #expect(DeadlineTimer.shared.armedCount <= before)
+        // One that is not cancelled runs after them all, so theirs have passed too.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DeadlineTimer.shared.schedule(after: .milliseconds(80)) { done.resume() }
+        }
+        #expect(ran.withLock { $0 } == 0)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func anEarlierDeadlineWakesTheTimerBeforeALaterOne() async throws {
+        let far = DeadlineTimer.shared.schedule(after: .seconds(3600)) {}
+        defer { DeadlineTimer.shared.cancel(far) }
+        let start = ContinuousClock.now
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DeadlineTimer.shared.schedule(after: .milliseconds(10)) { done.resume() }
+        }
+        #expect(ContinuousClock.now - start < .seconds(3600))
+    }
+}
