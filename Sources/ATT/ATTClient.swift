@@ -49,6 +49,8 @@ public final class ATTClient: Sendable {
         var closedReason: ATTBearerError?
         var subscribers: [UInt64: Subscriber] = [:]
         var mtuExchangeStarted = false
+        /// What an Exchange MTU in progress offered, until its result is recorded.
+        var mtuOffered: UInt16?
         var statistics = Statistics()
         /// Test hook: told how many requests wait behind the outstanding one.
         var queueObserver: (@Sendable (Int) -> Void)?
@@ -58,6 +60,9 @@ public final class ATTClient: Sendable {
     /// counts of delivered values and confirmations.
     public struct Statistics: Sendable, Equatable {
         public var malformedPDUs = 0
+        /// PDUs longer than the ATT_MTU (invalid, Vol 3 Part F 3.2.8): a response fails its
+        /// request as malformed, an indication is confirmed, none is delivered.
+        public var oversizedPDUs = 0
         /// Responses that arrived while no request was outstanding.
         public var unsolicitedResponses = 0
         /// Requests, commands and unknown PDUs from the peer with no server to take them.
