@@ -40,12 +40,11 @@ struct DiscoveredHandles {
 }
 
 extension GATTDatabase {
-    /// The services of a discovery: `primaries` (already ascending and disjoint), the
-    /// secondary services `includes` point at, and each characteristic in the service it
-    /// lies in, with its end handle. Descriptors are not known yet.
-    static func assemble(
-        primaries: [Service], includes: [IncludedService], characteristics: [Characteristic]
-    ) throws(GATTError) -> [Service] {
+    /// The services of a discovery: `primaries` (already ascending and disjoint) and the
+    /// secondary services `includes` point at, each include in the service it lies in.
+    /// Checked before characteristics are asked for, so a server that lied stops costing
+    /// requests.
+    static func assemble(primaries: [Service], includes: [IncludedService]) throws(GATTError) -> [Service] {
         var services = primaries
         for include in includes {
             let target = include.serviceHandles
@@ -70,6 +69,13 @@ extension GATTDatabase {
             }
             services[index].includes.append(include)
         }
+        return services
+    }
+
+    /// `services` with each characteristic (ascending) in the service it lies in, with its
+    /// end handle. Descriptors are not known yet.
+    static func place(_ characteristics: [Characteristic], in assembled: [Service]) throws(GATTError) -> [Service] {
+        var services = assembled
         for characteristic in characteristics {
             let index = try owner(of: characteristic.handle, in: services, "characteristic declaration")
             let handles = services[index].handles

@@ -148,10 +148,11 @@ extension GATTClient {
         // Ascending and disjoint, so the span runs from the first start to the last end.
         guard let first = primaries.first, let last = primaries.last else { return [] }
         let includes = try await findIncludedServices(in: first.handles.lowerBound...last.handles.upperBound)
-        let ends = includes.map(\.serviceHandles)
-        let whole = min(first.handles.lowerBound, ends.map(\.lowerBound).min() ?? .max)...max(last.handles.upperBound, ends.map(\.upperBound).max() ?? 0)
-        let characteristics = try await discoverAllCharacteristics(in: whole)
-        var services = try GATTDatabase.assemble(primaries: primaries, includes: includes, characteristics: characteristics)
+        let assembled = try GATTDatabase.assemble(primaries: primaries, includes: includes)
+        // Ascending and disjoint too, with the secondaries among them.
+        guard let lowest = assembled.first, let highest = assembled.last else { return [] }
+        let whole = lowest.handles.lowerBound...highest.handles.upperBound
+        var services = try GATTDatabase.place(try await discoverAllCharacteristics(in: whole), in: assembled)
         for index in services.indices {
             for position in services[index].characteristics.indices {
                 services[index].characteristics[position].descriptors = try await discoverAllDescriptors(of: services[index].characteristics[position])
