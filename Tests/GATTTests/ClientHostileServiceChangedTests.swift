@@ -119,4 +119,36 @@ import TestSupport
         #expect(client.serviceChangedStatistics.failedRediscoveries == 1)
         #expect(bearer.failures.isEmpty && bearer.scriptFinished)
     }
+
+    @Test func changesNobodyReadsAreDroppedOldestFirstAndCounted() async throws {
+        // Each indication names 0x0100, where there is no service: one Read By Group Type
+        // and the hash per rediscovery. The next indication comes once the hash is asked
+        // for, so none merges and every one makes a change; nobody reads them meanwhile.
+        let rounds = GATTClient.databaseChangesBuffer + 4
+        let rediscovery = [step("10 00 01 00 01 00 28", "01 10 00 01 0A")]
+        let script = (1...rounds).flatMap { round in rediscovery + [round == rounds ? SampleServer.readOtherHash : SampleServer.readHash] }
+        let (client, bearer) = makeGATT(SampleServer.discovery + [SampleServer.readHash, SampleServer.subscribeServiceChanged] + script,
+                                        unscripted: [.handleValueConfirmation])
+        _ = try await client.discover()
+        let before = bearer.sent.count
+        let changes = client.databaseChanges
+        for round in 1...rounds {
+            bearer.inject("1D 08 00 00 01 00 01")
+            try await withDeadline("round \(round)'s hash read") { await bearer.waitForSent(before + 3 * round) }
+        }
+        let kept = try await withDeadline("the last change") {
+            var count = 0
+            for await change in changes {
+                count += 1
+                if change.database.databaseHash == Hex.bytes(SampleServer.otherHash) { break }
+            }
+            return count
+        }
+        // The actor counted the drop in the same step as it yielded the last change.
+        _ = await client.database
+        #expect(kept == GATTClient.databaseChangesBuffer)
+        #expect(client.serviceChangedStatistics.changesDropped == 4)
+        #expect(client.serviceChangedStatistics.rediscoveries == rounds)
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+    }
 }
