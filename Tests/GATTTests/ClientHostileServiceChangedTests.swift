@@ -146,8 +146,11 @@ import TestSupport
         }
         // The actor counted the drop in the same step as it yielded the last change.
         _ = await client.database
-        #expect(kept == GATTClient.databaseChangesBuffer)
-        #expect(client.serviceChangedStatistics.changesDropped == 4)
+        // Rounds 1-19 had yielded before reading began (round 20 was under way); the
+        // last may have come before or after, so 3 or 4 were dropped: none unaccounted.
+        let dropped = client.serviceChangedStatistics.changesDropped
+        #expect(kept + dropped == rounds)
+        #expect(dropped >= rounds - 1 - GATTClient.databaseChangesBuffer)
         #expect(client.serviceChangedStatistics.rediscoveries == rounds)
         #expect(bearer.failures.isEmpty && bearer.scriptFinished)
     }
