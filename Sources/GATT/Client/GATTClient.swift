@@ -11,8 +11,11 @@ import BluetoothCore
 /// - ``discover(remembered:)`` implements GATT Caching (Part G 2.5.2): given a database
 ///   remembered from an earlier connection, it reads the Database Hash and skips discovery
 ///   when the hash is unchanged. It also subscribes to Service Changed (indications), and
-///   on each indication rediscovers only the affected services and reports them on
-///   ``databaseChanges``.
+///   rediscovers only the affected services and reports them on ``databaseChanges``; at
+///   most one rediscovery runs and one merged range waits, whatever the server sends.
+/// - What a server answers is checked against GATT's rules (DiscoveryRules.swift): a
+///   database that breaks them is an ``GATTError/invalidResponse(_:)``, never a trap or a
+///   silently wrong copy.
 /// - Errors are ``GATTError``: ATT's Error Responses keep the specification's codes, a
 ///   disconnection carries its HCI reason, and a silent peer ends in ATT's transaction
 ///   timeout.
