@@ -68,6 +68,9 @@ public final class ATTClient: Sendable {
         /// Requests, commands and unknown PDUs from the peer with no server to take them.
         public var ignoredPDUs = 0
         public var valuesDelivered = 0
+        /// Values a full stream dropped (its oldest) because its reader fell behind: the
+        /// streams are bounded since the peer sets the pace.
+        public var valuesDroppedByStreams = 0
         public var indicationsConfirmed = 0
     }
 

@@ -93,6 +93,22 @@ import Testing
     }
 }
 
+/// Queues the peer can feed are bounded, and what they drop is counted.
+@Suite struct ClientStreamBoundTests {
+    @Test func aStreamWhoseReaderFallsBehindDropsTheOldestAndCountsThem() async throws {
+        let (client, bearer) = makeClient([])
+        let stream = client.values(handle: 3, bufferingPolicy: .bufferingNewest(2))
+        for value in 1...5 { bearer.inject("1B 03 00 0\(value)") }
+        await bearer.drain()
+        #expect(client.statistics.valuesDroppedByStreams == 3)
+        let kept = try await withDeadline("the kept values") {
+            var iterator = stream.makeAsyncIterator()
+            return [await iterator.next()?.value, await iterator.next()?.value]
+        }
+        #expect(kept == [[4], [5]])
+    }
+}
+
 /// `count` bytes of hex.
 private func bytes(_ count: Int) -> String {
     Array(repeating: "5A", count: count).joined(separator: " ")
