@@ -39,7 +39,79 @@ struct DiscoveredHandles {
     }
 }
 
+extension DiscoveredHandles {
+    /// Takes a characteristic, whose value is the attribute right after its declaration
+    /// (Part G 3.3: "immediately following"). So nothing can hide between the two, and a
+    /// chain may ask on after the value.
+    mutating func takeCharacteristic(_ handle: UInt16, valueHandle: UInt16) throws(GATTError) {
+        guard Int(valueHandle) == Int(handle) + 1 else {
+            throw .invalidResponse("the characteristic declaration at 0x\(hex16(handle)) puts its value at 0x\(hex16(valueHandle)), not right after it")
+        }
+        _ = try take(handle, through: valueHandle, "characteristic")
+    }
+
+    /// Takes a descriptor of the characteristic at `characteristic`; a declaration there
+    /// means the characteristic (or service) ended before it and the server's other
+    /// answers hid that.
+    mutating func takeDescriptor(_ handle: UInt16, type: BluetoothUUID, of characteristic: UInt16) throws(GATTError) {
+        _ = try take(handle, through: handle, "descriptor")
+        guard !GATTDatabase.declarationTypes.contains(type) else {
+            throw .invalidResponse("the attribute at 0x\(hex16(handle)) inside the characteristic at 0x\(hex16(characteristic)) is a declaration (\(type)), not a descriptor")
+        }
+    }
+}
+
 extension GATTDatabase {
+    static let declarationTypes: Set<BluetoothUUID> = [
+        GATTUUID.primaryService, GATTUUID.secondaryService, GATTUUID.include, GATTUUID.characteristicDeclaration,
+    ]
+
+    /// True when discovery could have built exactly this database from its declarations:
+    /// every rule above holds across all of it. A database read back from a cache file
+    /// must pass, so a damaged or edited file is a cache miss, not a wrong database.
+    var keepsDiscoveryRules: Bool {
+        do {
+            var serviceOrder = DiscoveredHandles(procedure: "services", range: 0x0001...0xFFFF)
+            var primaries: [Service] = []
+            for service in services where service.isPrimary {
+                let handles = try serviceOrder.take(service.handles.lowerBound, through: service.handles.upperBound, "service")
+                primaries.append(Service(uuid: service.uuid, handles: handles))
+            }
+            var includeOrder = DiscoveredHandles(procedure: "includes", range: 0x0001...0xFFFF)
+            let includes = services.flatMap(\.includes)
+            for include in includes { _ = try includeOrder.take(include.handle, through: include.handle, "include declaration") }
+            var characteristicOrder = DiscoveredHandles(procedure: "characteristics", range: 0x0001...0xFFFF)
+            var bare: [Characteristic] = []
+            for characteristic in services.flatMap(\.characteristics) {
+                try characteristicOrder.takeCharacteristic(characteristic.handle, valueHandle: characteristic.valueHandle)
+                var stripped = characteristic
+                stripped.descriptors = []
+                bare.append(stripped)
+            }
+            let rebuilt = try Self.place(bare, in: try Self.assemble(primaries: primaries, includes: includes))
+            var withoutDescriptors = services
+            for index in withoutDescriptors.indices {
+                for position in withoutDescriptors[index].characteristics.indices {
+                    withoutDescriptors[index].characteristics[position].descriptors = []
+                }
+            }
+            guard rebuilt == withoutDescriptors else { return false }
+            for characteristic in services.flatMap(\.characteristics) {
+                guard characteristic.valueHandle < characteristic.endHandle else {
+                    if !characteristic.descriptors.isEmpty { return false }
+                    continue
+                }
+                var order = DiscoveredHandles(procedure: "descriptors", range: (characteristic.valueHandle + 1)...characteristic.endHandle)
+                for descriptor in characteristic.descriptors {
+                    try order.takeDescriptor(descriptor.handle, type: descriptor.uuid, of: characteristic.handle)
+                }
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+
     /// The services of a discovery: `primaries` (already ascending and disjoint) and the
     /// secondary services `includes` point at, each include in the service it lies in.
     /// Checked before characteristics are asked for, so a server that lied stops costing

@@ -85,13 +85,8 @@ extension GATTClient {
                 do { declaration = try CharacteristicDeclaration(bytes: entry.attributeValue) } catch {
                     throw .invalidResponse("characteristic declaration at 0x\(hex16(entry.attributeHandle)): \(error)")
                 }
-                // Part G 3.3: the value is the attribute right after its declaration. The
-                // chain then asks on after the value, which saves a request when a value ends
-                // the range, and no declaration can hide between the two.
-                guard Int(declaration.valueHandle) == Int(entry.attributeHandle) + 1 else {
-                    throw .invalidResponse("the characteristic declaration at 0x\(hex16(entry.attributeHandle)) puts its value at 0x\(hex16(declaration.valueHandle)), not right after it")
-                }
-                _ = try order.take(entry.attributeHandle, through: declaration.valueHandle, "characteristic")
+                // Asking on after the value saves a request when a value ends the range.
+                try order.takeCharacteristic(entry.attributeHandle, valueHandle: declaration.valueHandle)
                 characteristics.append(.init(
                     handle: entry.attributeHandle, properties: declaration.properties, valueHandle: declaration.valueHandle,
                     uuid: declaration.uuid, endHandle: range.upperBound))
@@ -123,22 +118,13 @@ extension GATTClient {
                 try await att.findInformation(start...range.upperBound)
             }) else { return false }
             for entry in response.informationData {
-                let handle = try order.take(entry.handle, through: entry.handle, "descriptor").lowerBound
-                // A declaration here means the characteristic (or service) ended before it:
-                // the server's other answers did not tell the truth.
-                guard !Self.declarationTypes.contains(entry.type) else {
-                    throw .invalidResponse("the attribute at 0x\(hex16(handle)) inside the characteristic at 0x\(hex16(characteristic.handle)) is a declaration (\(entry.type)), not a descriptor")
-                }
-                descriptors.append(.init(handle: handle, uuid: entry.type))
+                try order.takeDescriptor(entry.handle, type: entry.type, of: characteristic.handle)
+                descriptors.append(.init(handle: entry.handle, uuid: entry.type))
             }
             return true
         }
         return descriptors
     }
-
-    static let declarationTypes: Set<BluetoothUUID> = [
-        GATTUUID.primaryService, GATTUUID.secondaryService, GATTUUID.include, GATTUUID.characteristicDeclaration,
-    ]
 
     /// Every service in `range` with its includes, characteristics and descriptors.
     /// Includes and characteristics are asked for over the span of all services at once;
