@@ -164,4 +164,13 @@ import TestSupport
         let (client, _) = makeGATT([step("04 0F 00 14 00", answer)], timeout: .seconds(5))
         _ = await invalidResponse { () async throws(GATTError) in try await client.discoverAllDescriptors(of: Self.measurement) }
     }
+
+    // MARK: Database Hash
+
+    @Test func aDatabaseHashThatIsNot128BitsIsAnInvalidResponse() async throws {
+        // Part G 7.3: the hash is 16 bytes; a shorter one could never be kept or compared.
+        let (client, _) = makeGATT(SampleServer.discovery + [step("08 01 00 FF FF 2A 2B", "09 05 0B 00 01 02 03")], timeout: .seconds(5))
+        let why = await invalidResponse { () async throws(GATTError) in try await client.discover() }
+        #expect(why?.contains("Database Hash") == true)
+    }
 }

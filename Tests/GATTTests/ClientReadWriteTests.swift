@@ -173,4 +173,11 @@ import TestSupport
         let error = await gattError { () async throws(GATTError) in try await client.readValue(0x0003) }
         guard case .invalidResponse = error else { Issue.record("got \(String(describing: error))"); return }
     }
+
+    @Test func aLongReadFromPastThe512ByteMaximumIsRefused() async throws {
+        let (client, bearer) = makeGATT([step("0C 03 00 01 02", "0D 01")])
+        let error = await gattError { () async throws(GATTError) in try await client.readLongValue(0x0003, offset: 513) }
+        guard case .invalidRequest = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(bearer.sent.isEmpty)
+    }
 }

@@ -13,6 +13,9 @@ extension GATTClient {
 
     /// Read Long Characteristic Values (4.8.3) from `offset` with Read Blob only.
     public func readLongValue(_ handle: UInt16, offset: UInt16 = 0) async throws(GATTError) -> [UInt8] {
+        guard offset <= ATTConstants.maximumAttributeValueLength else {
+            throw .invalidRequest("offset \(offset) lies past the 512 bytes an attribute value may have")
+        }
         let first = try await readBlob(handle, offset: offset) ?? []
         return try await continueLongRead(handle, have: first, from: offset)
     }

@@ -120,13 +120,20 @@ public actor GATTClient {
     }
 
     /// The Database Hash via Read Using Characteristic UUID, or nil when the server has none.
+    /// It is 128 bits (Part G 7.3); any other length could be neither compared nor kept.
     func readDatabaseHash() async throws(GATTError) -> [UInt8]? {
+        let found: GATTAttributeValue?
         do {
-            return try await readUsingCharacteristicUUID(GATTUUID.databaseHash).first?.value
+            found = try await readUsingCharacteristicUUID(GATTUUID.databaseHash).first
         } catch {
             if error.errorCode == .attributeNotFound { return nil }
             throw error
         }
+        guard let found else { return nil }
+        guard found.value.count == 16 else {
+            throw .invalidResponse("the Database Hash at 0x\(hex16(found.handle)) is \(found.value.count) bytes, not 16")
+        }
+        return found.value
     }
 
     // MARK: Service Changed (Part G 7.1)
