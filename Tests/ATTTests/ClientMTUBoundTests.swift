@@ -68,27 +68,18 @@ import Testing
         #expect(bearer.closedWith == nil)
     }
 
-    @Test func aValueSizedForTheNewMTUJustAfterTheExchangeIsDelivered() async throws {
-        // The server may use the new MTU as soon as it has answered: the notification
-        // arrives right behind the response, before the exchanging task has resumed.
-        let (client, bearer) = makeClient([step("02 64 00", "03 64 00", Self.notification("1B", valueBytes: 97))], mtu: 23)
+    /// The server may use the new MTU as soon as it has answered: a notification right
+    /// behind the response, before the exchanging task has resumed, may be as long as the
+    /// client offered (100), not one byte longer.
+    @Test(arguments: [(97, true), (98, false)])
+    func aValueRightAfterTheExchangeIsBoundedByTheOfferedMTU(_ valueBytes: Int, delivered: Bool) async throws {
+        let (client, bearer) = makeClient([step("02 64 00", "03 00 02", Self.notification("1B", valueBytes: valueBytes))], mtu: 23)
         let values = Collected<ATTHandleValue>()
         let subscription = client.addValueHandler(handle: 3) { values.append($0) }
         #expect(try await client.exchangeMTU(clientRxMTU: 100) == 100)
         await bearer.drain()
-        #expect(values.all.map(\.value.count) == [97])
-        #expect(client.statistics.oversizedPDUs == 0)
-        subscription.cancel()
-    }
-
-    @Test func aPDUOverTheOfferedMTUDuringTheExchangeIsStillDropped() async throws {
-        let (client, bearer) = makeClient([step("02 64 00", "03 00 02", Self.notification("1B", valueBytes: 98))], mtu: 23)
-        let values = Collected<ATTHandleValue>()
-        let subscription = client.addValueHandler(handle: 3) { values.append($0) }
-        #expect(try await client.exchangeMTU(clientRxMTU: 100) == 100)
-        await bearer.drain()
-        #expect(values.all.isEmpty)
-        #expect(client.statistics.oversizedPDUs == 1)
+        #expect(values.all.map(\.value.count) == (delivered ? [valueBytes] : []))
+        #expect(client.statistics.oversizedPDUs == (delivered ? 0 : 1))
         subscription.cancel()
     }
 }
