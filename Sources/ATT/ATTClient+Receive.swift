@@ -8,11 +8,20 @@ extension ATTClient {
             return
         }
         let opcode = ATTOpcode(rawValue: first)
+        // No PDU is longer than ATT_MTU (Vol 3 Part F 3.2.8): a longer one is invalid
+        // whatever it holds, and its contents are not looked at.
+        let limit = receiveLimit
+        guard bytes.count <= limit else {
+            state.withLock { $0.statistics.oversizedPDUs += 1 }
+            rejected(opcode, .invalidValue(field: "PDU length over the ATT_MTU of \(limit)", value: bytes.count))
+            return
+        }
         let pdu: ATTPDU
         do {
             pdu = try ATTPDU(decoding: bytes)
         } catch {
-            receivedMalformed(opcode, error)
+            state.withLock { $0.statistics.malformedPDUs += 1 }
+            rejected(opcode, error)
             return
         }
         switch pdu {
@@ -37,8 +46,16 @@ extension ATTClient {
         }
     }
 
-    private func receivedMalformed(_ opcode: ATTOpcode, _ error: DecodeError) {
-        state.withLock { $0.statistics.malformedPDUs += 1 }
+    /// The longest PDU the peer may send: the ATT_MTU, or while an Exchange MTU is settling
+    /// what was offered, since the server may use the new MTU as soon as it has answered
+    /// (before the exchanging task has resumed to record it).
+    private var receiveLimit: Int {
+        max(Int(bearer.mtu), Int(state.withLock { $0.mtuOffered ?? 0 }))
+    }
+
+    /// An invalid PDU: a response fails its request (the bearer stays), an indication is
+    /// still confirmed, anything else is dropped. The caller has counted it.
+    private func rejected(_ opcode: ATTOpcode, _ error: DecodeError) {
         switch opcode.kind {
         case .response:
             receivedResponse(opcode, .failure(error))

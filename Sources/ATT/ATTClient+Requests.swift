@@ -23,6 +23,8 @@ extension ATTClient {
         }
         // Never offer more than the layer below can carry (a kernel socket's limit).
         let offered = max(ATTConstants.minimumLEMTU, min(clientRxMTU, bearer.maximumMTU ?? clientRxMTU))
+        state.withLock { $0.mtuOffered = offered }
+        defer { state.withLock { $0.mtuOffered = nil } }
         let response = try await transaction(
             .exchangeMTURequest(.init(clientRxMTU: offered)), expecting: ExchangeMTUResponse.self)
         // A server announcing less than 23 is broken; 23 still holds (Vol 3 Part G 5.2.1).

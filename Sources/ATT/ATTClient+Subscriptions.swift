@@ -26,9 +26,17 @@ extension ATTClient {
         bufferingPolicy: AsyncStream<ATTHandleValue>.Continuation.BufferingPolicy = .bufferingNewest(ATTClient.defaultStreamBuffer)
     ) -> AsyncStream<ATTHandleValue> {
         let (stream, continuation) = AsyncStream.makeStream(of: ATTHandleValue.self, bufferingPolicy: bufferingPolicy)
-        let subscription = addValueHandler(handle: handle, onClose: { continuation.finish() }) { continuation.yield($0) }
+        let subscription = addValueHandler(handle: handle, onClose: { continuation.finish() }) { [weak self] value in
+            if case .dropped = continuation.yield(value) { self?.countDroppedValue() }
+        }
         continuation.onTermination = { _ in subscription.cancel() }
         return stream
+    }
+
+    /// Counts a value a bounded stream dropped (``Statistics/valuesDroppedByStreams``), for
+    /// the streams built over ``addValueHandler(handle:onClose:_:)`` here and one layer up.
+    package func countDroppedValue() {
+        state.withLock { $0.statistics.valuesDroppedByStreams += 1 }
     }
 
     /// Calls `handler` synchronously, on the bearer's thread, with each value pushed for

@@ -48,6 +48,8 @@ public final class ATTClient: Sendable {
         var closedReason: ATTBearerError?
         var subscribers: [UInt64: Subscriber] = [:]
         var mtuExchangeStarted = false
+        /// What an Exchange MTU in progress offered, until its result is recorded.
+        var mtuOffered: UInt16?
         var statistics = Statistics()
         /// Test hook: told how many requests wait behind the outstanding one.
         var queueObserver: (@Sendable (Int) -> Void)?
@@ -57,11 +59,17 @@ public final class ATTClient: Sendable {
     /// counts of delivered values and confirmations.
     public struct Statistics: Sendable, Equatable {
         public var malformedPDUs = 0
+        /// PDUs longer than the ATT_MTU (invalid, Vol 3 Part F 3.2.8): a response fails its
+        /// request as malformed, an indication is confirmed, none is delivered.
+        public var oversizedPDUs = 0
         /// Responses that arrived while no request was outstanding.
         public var unsolicitedResponses = 0
         /// Requests, commands and unknown PDUs from the peer with no server to take them.
         public var ignoredPDUs = 0
         public var valuesDelivered = 0
+        /// Values a full stream dropped (its oldest) because its reader fell behind: the
+        /// streams are bounded since the peer sets the pace.
+        public var valuesDroppedByStreams = 0
         public var indicationsConfirmed = 0
     }
 

@@ -141,4 +141,43 @@ import TestSupport
         try await client.reliableWrite([.init(handle: 0x0003, value: [1, 2]), .init(handle: 0x0005, value: [3])])
         #expect(bearer.failures.isEmpty && bearer.scriptFinished)
     }
+
+    /// A Read of 22 bytes then Read Blobs of 22 at ATT_MTU 23, the last one `last` bytes
+    /// long at offset 506.
+    static func longRead(last: Int) -> [ScriptedBearer.Step] {
+        [step("0A 03 00", "0B \(bytesHex(22))")] + (1...23).map { index in
+            let offset = index * 22
+            return step("0C 03 00 \(Hex.string([UInt8(offset & 0xFF)])) \(Hex.string([UInt8(offset >> 8)]))",
+                        "0D \(bytesHex(index == 23 ? last : 22, from: offset))")
+        }
+    }
+
+    @Test func aLongReadOfExactly512BytesEndsThere() async throws {
+        let (client, bearer) = makeGATT(Self.longRead(last: 6))
+        #expect(try await client.readValue(0x0003).count == 512)
+        #expect(bearer.scriptFinished && bearer.failures.isEmpty)
+    }
+
+    @Test func aLongReadPastThe512ByteMaximumIsAnInvalidResponse() async throws {
+        // Vol 3 Part F 3.2.9: no attribute value is longer than 512 bytes.
+        let (client, bearer) = makeGATT(Self.longRead(last: 22))
+        let error = await gattError { () async throws(GATTError) in try await client.readValue(0x0003) }
+        guard case .invalidResponse(let why) = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(why.contains("512"))
+        #expect(bearer.scriptFinished && bearer.failures.isEmpty)
+    }
+
+    @Test func aReadResponseLongerThan512BytesIsAnInvalidResponse() async throws {
+        // At ATT_MTU 517 one Read Response can carry 516 bytes.
+        let (client, _) = makeGATT([step("0A 03 00", "0B \(bytesHex(516))")], mtu: 517)
+        let error = await gattError { () async throws(GATTError) in try await client.readValue(0x0003) }
+        guard case .invalidResponse = error else { Issue.record("got \(String(describing: error))"); return }
+    }
+
+    @Test func aLongReadFromPastThe512ByteMaximumIsRefused() async throws {
+        let (client, bearer) = makeGATT([step("0C 03 00 01 02", "0D 01")])
+        let error = await gattError { () async throws(GATTError) in try await client.readLongValue(0x0003, offset: 513) }
+        guard case .invalidRequest = error else { Issue.record("got \(String(describing: error))"); return }
+        #expect(bearer.sent.isEmpty)
+    }
 }

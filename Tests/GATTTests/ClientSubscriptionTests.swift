@@ -61,6 +61,16 @@ import TestSupport
         #expect(bearer.failures.isEmpty && bearer.scriptFinished)
     }
 
+    @Test func aSubscriberThatFallsBehindLosesTheOldestValuesCounted() async throws {
+        let (client, bearer) = makeGATT([step("12 0F 00 01 00", "13")])
+        let stream = try await client.subscribe(to: Self.measurement)
+        let extra = 10
+        bearer.inject((0..<ATTClient.defaultStreamBuffer + extra).map { [0x1B, 0x0E, 0x00, UInt8(truncatingIfNeeded: $0)] })
+        await bearer.drain()
+        #expect(client.att.statistics.valuesDroppedByStreams == extra)
+        withExtendedLifetime(stream) {}
+    }
+
     @Test func aCharacteristicWithoutCCCDCannotBeSubscribed() async throws {
         let (client, _) = makeGATT([])
         let location = SampleServer.database.characteristic(GATTUUID.bodySensorLocation)!

@@ -6,9 +6,10 @@ import TestSupport
 
 /// A GATT client over a scripted ATT server (BlueZ unit/test-gatt.c style).
 func makeGATT(
-    _ script: [ScriptedBearer.Step], mtu: UInt16 = 23, timeout: Duration = ATTConstants.transactionTimeout
+    _ script: [ScriptedBearer.Step], mtu: UInt16 = 23, timeout: Duration = ATTConstants.transactionTimeout,
+    unscripted: Set<ATTOpcode> = []
 ) -> (GATTClient, ScriptedBearer) {
-    let bearer = ScriptedBearer(script, mtu: mtu)
+    let bearer = ScriptedBearer(script, mtu: mtu, unscripted: unscripted)
     return (GATTClient(att: ATTClient(bearer: bearer, transactionTimeout: timeout)), bearer)
 }
 

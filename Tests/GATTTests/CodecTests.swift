@@ -100,7 +100,7 @@ import Testing
         var service = GATTDatabase.Service(uuid: uuid128, handles: 0x0020...0x0034)
         service.includes = [.init(handle: 0x0021, serviceHandles: 0x0019...0x001B, uuid: BluetoothUUID(UInt16(0x1804)))]
         service.characteristics = [
-            .init(handle: 0x0023, properties: [.read, .notify], valueHandle: 0x0024, uuid: BluetoothUUID(UInt16(0x2A19)), endHandle: 0x0026,
+            .init(handle: 0x0023, properties: [.read, .notify], valueHandle: 0x0024, uuid: BluetoothUUID(UInt16(0x2A19)), endHandle: 0x0034,
                   descriptors: [.init(handle: 0x0025, uuid: BluetoothUUID(UInt16(0x2901))), .init(handle: 0x0026, uuid: BluetoothUUID(UInt16(0x2902)))]),
         ]
         let secondary = GATTDatabase.Service(uuid: BluetoothUUID(UInt16(0x1804)), handles: 0x0019...0x001B, isPrimary: false)
@@ -131,6 +131,19 @@ import Testing
         lines[2] = "service 0034 0020 secondary 1804"
         #expect(GATTDatabase(text: lines.joined(separator: "\n")) == nil)
         #expect(GATTDatabase(text: "gatt-database 1\ndescriptor 0001 2902\n") == nil)
+        // Lines that each read well but together break the discovery rules.
+        for (line, replacement) in [
+            ("service 0019 001B secondary 1804", "service 0019 0020 secondary 1804"),  // overlaps the primary
+            ("characteristic 0023 12 0024 0034 2A19", "characteristic 0023 12 0025 0034 2A19"),  // value not right after
+            ("characteristic 0023 12 0024 0034 2A19", "characteristic 0023 12 0024 0025 2A19"),  // ends before its descriptor, and before its service
+            ("descriptor 0026 2902", "descriptor 0026 2803"),  // a declaration as a descriptor
+            ("descriptor 0026 2902", "descriptor 0025 2902"),  // the same handle twice
+            ("include 0021 0019 001B 1804", "include 0021 0019 001B 180F"),  // names the secondary by another UUID
+        ] {
+            let damaged = good.replacing(line, with: replacement)
+            #expect(damaged != good, "\(line)")
+            #expect(GATTDatabase(text: damaged) == nil, "\(replacement)")
+        }
         var random = SeededRandom(seed: 4)
         for _ in 0..<2000 {
             var text = Array(good.utf8)

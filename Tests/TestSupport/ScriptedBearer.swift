@@ -38,10 +38,14 @@ public final class ScriptedBearer: ATTBearer {
         public var closedWith: ATTBearerError?
         var outstandingRequest: ATTOpcode?
         var sentWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var unscripted: Set<ATTOpcode>
     }
 
-    public init(_ script: [Step] = [], mtu: UInt16 = 23, mtuIsNegotiatedBelow: Bool = false) {
-        state = Lock(State(script: script, mtu: mtu, mtuIsNegotiatedBelow: mtuIsNegotiatedBelow))
+    /// `unscripted` opcodes are recorded in ``sent`` but not matched against the script:
+    /// for PDUs whose order against the client's requests is not fixed (confirmations of
+    /// a burst of indications sent while a procedure runs).
+    public init(_ script: [Step] = [], mtu: UInt16 = 23, mtuIsNegotiatedBelow: Bool = false, unscripted: Set<ATTOpcode> = []) {
+        state = Lock(State(script: script, mtu: mtu, mtuIsNegotiatedBelow: mtuIsNegotiatedBelow, unscripted: unscripted))
     }
 
     // MARK: ATTBearer
@@ -65,13 +69,15 @@ public final class ScriptedBearer: ATTBearer {
                 state.outstandingRequest = opcode
             }
             var replies: [[UInt8]] = []
-            if state.script.isEmpty {
-                state.failures.append("unscripted PDU \(Hex.string(pdu, separator: " "))")
-            } else if state.script[0].expect != pdu {
-                state.failures.append("expected \(Hex.string(state.script[0].expect, separator: " ")), client sent \(Hex.string(pdu, separator: " "))")
-            } else {
-                let step = state.script.removeFirst()
-                if step.held { state.heldReplies = step.replies } else { replies = step.replies }
+            if !state.unscripted.contains(opcode) {
+                if state.script.isEmpty {
+                    state.failures.append("unscripted PDU \(Hex.string(pdu, separator: " "))")
+                } else if state.script[0].expect != pdu {
+                    state.failures.append("expected \(Hex.string(state.script[0].expect, separator: " ")), client sent \(Hex.string(pdu, separator: " "))")
+                } else {
+                    let step = state.script.removeFirst()
+                    if step.held { state.heldReplies = step.replies } else { replies = step.replies }
+                }
             }
             let count = state.sent.count
             let ready = state.sentWaiters.filter { $0.count <= count }.map(\.continuation)

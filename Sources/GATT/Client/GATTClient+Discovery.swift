@@ -10,20 +10,15 @@ extension GATTClient {
         in range: ClosedRange<UInt16> = 0x0001...0xFFFF
     ) async throws(GATTError) -> [GATTDatabase.Service] {
         var services: [GATTDatabase.Service] = []
-        try await chain(range, name: "Discover All Primary Services") { (start) async throws(GATTError) -> UInt16? in
+        try await chain(range, name: "Discover All Primary Services") { (start, order) async throws(GATTError) -> Bool in
             guard let response = try await notFoundIsEnd({ () async throws(ATTError) in
                 try await att.readByGroupType(start...range.upperBound, type: GATTUUID.primaryService)
-            }) else { return nil }
-            var last: UInt16 = 0
+            }) else { return false }
             for entry in response.attributeDataList {
-                guard entry.attributeHandle >= start, entry.endGroupHandle >= entry.attributeHandle,
-                      entry.endGroupHandle <= range.upperBound
-                else { throw .invalidResponse("service 0x\(hex16(entry.attributeHandle))...0x\(hex16(entry.endGroupHandle)) lies outside the range asked for") }
-                let uuid = try decodeUUID(entry.attributeValue, at: entry.attributeHandle)
-                services.append(.init(uuid: uuid, handles: entry.attributeHandle...entry.endGroupHandle))
-                last = max(last, entry.endGroupHandle)
+                let handles = try order.take(entry.attributeHandle, through: entry.endGroupHandle, "service")
+                services.append(.init(uuid: try decodeUUID(entry.attributeValue, at: entry.attributeHandle), handles: handles))
             }
-            return last
+            return true
         }
         return services
     }
@@ -34,19 +29,14 @@ extension GATTClient {
     ) async throws(GATTError) -> [GATTDatabase.Service] {
         let value = uuid.byteWidth == 2 ? uuid.littleEndianBytes : uuid.littleEndianBytes128
         var services: [GATTDatabase.Service] = []
-        try await chain(range, name: "Discover Primary Service by Service UUID") { (start) async throws(GATTError) -> UInt16? in
+        try await chain(range, name: "Discover Primary Service by Service UUID") { (start, order) async throws(GATTError) -> Bool in
             guard let response = try await notFoundIsEnd({ () async throws(ATTError) in
                 try await att.findByTypeValue(start...range.upperBound, type: 0x2800, value: value)
-            }) else { return nil }
-            var last: UInt16 = 0
+            }) else { return false }
             for entry in response.handlesInformationList {
-                guard entry.foundAttributeHandle >= start, entry.groupEndHandle >= entry.foundAttributeHandle else {
-                    throw .invalidResponse("service 0x\(hex16(entry.foundAttributeHandle)) lies outside the range asked for")
-                }
-                services.append(.init(uuid: uuid, handles: entry.foundAttributeHandle...entry.groupEndHandle))
-                last = max(last, entry.groupEndHandle)
+                services.append(.init(uuid: uuid, handles: try order.take(entry.foundAttributeHandle, through: entry.groupEndHandle, "service")))
             }
-            return last
+            return true
         }
         return services
     }
@@ -55,20 +45,19 @@ extension GATTClient {
     /// carries no UUID names a 128-bit service, whose UUID is read from its declaration.
     public func findIncludedServices(in range: ClosedRange<UInt16>) async throws(GATTError) -> [GATTDatabase.IncludedService] {
         var includes: [GATTDatabase.IncludedService] = []
-        try await chain(range, name: "Find Included Services") { (start) async throws(GATTError) -> UInt16? in
+        try await chain(range, name: "Find Included Services") { (start, order) async throws(GATTError) -> Bool in
             guard let response = try await notFoundIsEnd({ () async throws(ATTError) in
                 try await att.readByType(start...range.upperBound, type: GATTUUID.include)
-            }) else { return nil }
-            var last: UInt16 = 0
+            }) else { return false }
             for entry in response.attributeDataList {
+                let handle = try order.take(entry.attributeHandle, through: entry.attributeHandle, "include declaration").lowerBound
                 var reader = ByteReader(entry.attributeValue)
-                guard entry.attributeHandle >= start,
-                      let first = try? reader.readUInt16(), let end = try? reader.readUInt16(), first <= end, first > 0,
+                guard let first = try? reader.readUInt16(), let end = try? reader.readUInt16(), first <= end, first > 0,
                       entry.attributeValue.count == 4 || entry.attributeValue.count == 6
-                else { throw .invalidResponse("include declaration at 0x\(hex16(entry.attributeHandle)) does not decode") }
+                else { throw .invalidResponse("include declaration at 0x\(hex16(handle)) does not decode") }
                 let uuid: BluetoothUUID
                 if entry.attributeValue.count == 6 {
-                    uuid = try decodeUUID(Array(entry.attributeValue[4...]), at: entry.attributeHandle)
+                    uuid = try decodeUUID(Array(entry.attributeValue[4...]), at: handle)
                 } else {
                     let declaration = try await request { () async throws(ATTError) in try await att.read(first) }
                     guard declaration.attributeValue.count == 16 else {
@@ -76,10 +65,9 @@ extension GATTClient {
                     }
                     uuid = try decodeUUID(declaration.attributeValue, at: first)
                 }
-                includes.append(.init(handle: entry.attributeHandle, serviceHandles: first...end, uuid: uuid))
-                last = max(last, entry.attributeHandle)
+                includes.append(.init(handle: handle, serviceHandles: first...end, uuid: uuid))
             }
-            return last
+            return true
         }
         return includes
     }
@@ -88,30 +76,26 @@ extension GATTClient {
     /// `range`. End handles are left at `range`'s end; ``discoverServices(in:)`` sets them.
     public func discoverAllCharacteristics(in range: ClosedRange<UInt16>) async throws(GATTError) -> [GATTDatabase.Characteristic] {
         var characteristics: [GATTDatabase.Characteristic] = []
-        try await chain(range, name: "Discover All Characteristics of a Service") { (start) async throws(GATTError) -> UInt16? in
+        try await chain(range, name: "Discover All Characteristics of a Service") { (start, order) async throws(GATTError) -> Bool in
             guard let response = try await notFoundIsEnd({ () async throws(ATTError) in
                 try await att.readByType(start...range.upperBound, type: GATTUUID.characteristicDeclaration)
-            }) else { return nil }
-            var last: UInt16 = 0
+            }) else { return false }
             for entry in response.attributeDataList {
-                guard entry.attributeHandle >= start else {
-                    throw .invalidResponse("declaration 0x\(hex16(entry.attributeHandle)) lies before the range asked for")
-                }
                 let declaration: CharacteristicDeclaration
                 do { declaration = try CharacteristicDeclaration(bytes: entry.attributeValue) } catch {
                     throw .invalidResponse("characteristic declaration at 0x\(hex16(entry.attributeHandle)): \(error)")
                 }
+                // Asking on after the value saves a request when a value ends the range.
+                try order.takeCharacteristic(entry.attributeHandle, valueHandle: declaration.valueHandle)
                 characteristics.append(.init(
                     handle: entry.attributeHandle, properties: declaration.properties, valueHandle: declaration.valueHandle,
                     uuid: declaration.uuid, endHandle: range.upperBound))
-                // The value follows its declaration, so the next declaration cannot lie
-                // before it: asking from there saves a request when the value ends the range.
-                last = max(last, entry.attributeHandle, declaration.valueHandle)
             }
-            return last
+            return true
         }
         for index in characteristics.indices.dropLast() {
-            characteristics[index].endHandle = max(characteristics[index].handle, characteristics[index + 1].handle - 1)
+            // Ascending, each after the previous value: never below the value, never 0 - 1.
+            characteristics[index].endHandle = characteristics[index + 1].handle - 1
         }
         return characteristics
     }
@@ -129,65 +113,58 @@ extension GATTClient {
         guard characteristic.valueHandle < characteristic.endHandle else { return [] }
         let range = (characteristic.valueHandle + 1)...characteristic.endHandle
         var descriptors: [GATTDatabase.Descriptor] = []
-        try await chain(range, name: "Discover All Characteristic Descriptors") { (start) async throws(GATTError) -> UInt16? in
+        try await chain(range, name: "Discover All Characteristic Descriptors") { (start, order) async throws(GATTError) -> Bool in
             guard let response = try await notFoundIsEnd({ () async throws(ATTError) in
                 try await att.findInformation(start...range.upperBound)
-            }) else { return nil }
-            var last: UInt16 = 0
+            }) else { return false }
             for entry in response.informationData {
-                guard range.contains(entry.handle), entry.handle >= start else {
-                    throw .invalidResponse("descriptor 0x\(hex16(entry.handle)) lies outside the range asked for")
-                }
+                try order.takeDescriptor(entry.handle, type: entry.type, of: characteristic.handle)
                 descriptors.append(.init(handle: entry.handle, uuid: entry.type))
-                last = max(last, entry.handle)
             }
-            return last
+            return true
         }
         return descriptors
     }
 
     /// Every service in `range` with its includes, characteristics and descriptors.
-    /// Includes and characteristics are asked for over the span of all services at once.
+    /// Includes and characteristics are asked for over the span of all services at once;
+    /// what comes back is checked against the rules of DiscoveryRules.swift.
     public func discoverServices(in range: ClosedRange<UInt16>) async throws(GATTError) -> [GATTDatabase.Service] {
-        var services = try await discoverAllPrimaryServices(in: range)
-        guard let first = services.first, let lastService = services.last else { return [] }
-        let span = first.handles.lowerBound...lastService.handles.upperBound
-        let includes = try await findIncludedServices(in: span)
-        // Secondary services are reached only through includes (Part G 3.1).
-        for include in includes where !services.contains(where: { $0.handles == include.serviceHandles }) {
-            services.append(.init(uuid: include.uuid, handles: include.serviceHandles, isPrimary: false))
-        }
-        services.sort { $0.handles.lowerBound < $1.handles.lowerBound }
-        let whole = min(span.lowerBound, services[0].handles.lowerBound)...max(span.upperBound, services.map(\.handles.upperBound).max() ?? span.upperBound)
-        let characteristics = try await discoverAllCharacteristics(in: whole)
+        let primaries = try await discoverAllPrimaryServices(in: range)
+        // Ascending and disjoint, so the span runs from the first start to the last end.
+        guard let first = primaries.first, let last = primaries.last else { return [] }
+        let includes = try await findIncludedServices(in: first.handles.lowerBound...last.handles.upperBound)
+        let assembled = try GATTDatabase.assemble(primaries: primaries, includes: includes)
+        // Ascending and disjoint too, with the secondaries among them.
+        guard let lowest = assembled.first, let highest = assembled.last else { return [] }
+        let whole = lowest.handles.lowerBound...highest.handles.upperBound
+        var services = try GATTDatabase.place(try await discoverAllCharacteristics(in: whole), in: assembled)
         for index in services.indices {
-            let handles = services[index].handles
-            services[index].includes = includes.filter { handles.contains($0.handle) }
-            var owned = characteristics.filter { handles.contains($0.handle) }
-            for position in owned.indices {
-                owned[position].endHandle = position + 1 < owned.count ? owned[position + 1].handle - 1 : handles.upperBound
+            for position in services[index].characteristics.indices {
+                services[index].characteristics[position].descriptors = try await discoverAllDescriptors(of: services[index].characteristics[position])
             }
-            for position in owned.indices {
-                owned[position].descriptors = try await discoverAllDescriptors(of: owned[position])
-            }
-            services[index].characteristics = owned
         }
         return services
     }
 
     // MARK: Chains
 
-    /// Runs `step` from `range`'s start; each step returns the last handle it was given
-    /// (nil at Attribute Not Found), and the next asks from the handle after it, until the
-    /// range's end. A step that does not advance is the server's error, not a loop.
+    /// Runs `step` from `range`'s start; each step takes the entries of one answer through
+    /// `order` (which throws for any that breaks the ordering rule) and returns false at
+    /// Attribute Not Found. The next step asks from the handle after the last one taken,
+    /// until the range's end; since every answer holds an entry and every entry lies after
+    /// the ones before, a chain always advances.
     func chain(
         _ range: ClosedRange<UInt16>, name: String,
-        _ step: (UInt16) async throws(GATTError) -> UInt16?
+        _ step: (UInt16, inout DiscoveredHandles) async throws(GATTError) -> Bool
     ) async throws(GATTError) {
+        guard range.lowerBound > 0 else {
+            throw .invalidRequest("\(name) from handle 0x0000: handles start at 0x0001 (0x0000 is reserved, Vol 3 Part F 3.2.2)")
+        }
+        var order = DiscoveredHandles(procedure: name, range: range)
         var start = range.lowerBound
-        while true {
-            guard let last = try await step(start) else { return }
-            guard last >= start else { throw .invalidResponse("\(name) did not advance past 0x\(hex16(start))") }
+        while try await step(start, &order) {
+            guard let last = order.last else { throw .invalidResponse("\(name) got an answer with no entry at 0x\(hex16(start))") }
             if last >= range.upperBound { return }
             start = last + 1
         }

@@ -13,6 +13,9 @@ extension GATTClient {
 
     /// Read Long Characteristic Values (4.8.3) from `offset` with Read Blob only.
     public func readLongValue(_ handle: UInt16, offset: UInt16 = 0) async throws(GATTError) -> [UInt8] {
+        guard offset <= ATTConstants.maximumAttributeValueLength else {
+            throw .invalidRequest("offset \(offset) lies past the 512 bytes an attribute value may have")
+        }
         let first = try await readBlob(handle, offset: offset) ?? []
         return try await continueLongRead(handle, have: first, from: offset)
     }
@@ -46,7 +49,7 @@ extension GATTClient {
                 for (handle, entry) in zip(handles, response.lengthValueTupleList) {
                     values.append(entry.isTruncated
                         ? try await continueLongRead(handle, have: entry.attributeValue, force: true)
-                        : entry.attributeValue)
+                        : try withinMaximum(entry.attributeValue, at: handle, from: 0))
                 }
                 return values
             } catch let error as GATTError {
@@ -68,18 +71,31 @@ extension GATTClient {
     /// Reads on with Read Blob after `have` (read from `from`) while the last response was
     /// full, up to the 512-byte maximum of an attribute value (Vol 3 Part F 3.2.9).
     /// `force` continues even after a short piece (a truncated Read Multiple Variable value).
+    ///
+    /// A value that grows past 512 bytes is the server's error, not a longer value: it fails
+    /// typed rather than being cut, so a broken server is seen as broken and no caller
+    /// takes 512 bytes of it for the whole value.
     func continueLongRead(_ handle: UInt16, have: [UInt8], from: UInt16 = 0, force: Bool = false) async throws(GATTError) -> [UInt8] {
         let full = Int(att.mtu) - 1
-        var value = have
+        var value = try withinMaximum(have, at: handle, from: from)
         var last = have.count
         var mustContinue = force
         while mustContinue || last == full, Int(from) + value.count < ATTConstants.maximumAttributeValueLength {
             let offset = Int(from) + value.count
             guard let part = try await readBlob(handle, offset: UInt16(offset)) else { break }
-            value += part
+            value = try withinMaximum(value + part, at: handle, from: from)
             last = part.count
             mustContinue = false
             if part.isEmpty { break }
+        }
+        return value
+    }
+
+    /// `value` (read from `from`) when it ends within 512 bytes.
+    private func withinMaximum(_ value: [UInt8], at handle: UInt16, from: UInt16) throws(GATTError) -> [UInt8] {
+        let end = Int(from) + value.count
+        guard end <= ATTConstants.maximumAttributeValueLength else {
+            throw .invalidResponse("the value at 0x\(hex16(handle)) runs to \(end) bytes, past the 512 an attribute value may have (Vol 3 Part F 3.2.9)")
         }
         return value
     }

@@ -9,7 +9,8 @@ extension GATTClient {
     /// consumer already asked for those bits, and returns the values as they arrive.
     ///
     /// The stream keeps the newest ``ATTClient/defaultStreamBuffer`` values for a consumer
-    /// that falls behind (a peer decides how fast values come, so memory stays bounded). It
+    /// that falls behind (a peer decides how fast values come, so memory stays bounded) and
+    /// counts what it drops in ``ATTClient/Statistics/valuesDroppedByStreams``. It
     /// ends when the bearer closes. When its consumer stops, and it was the last one for
     /// this value, the CCCD is written back to 0.
     public func subscribe(
@@ -20,7 +21,9 @@ extension GATTClient {
             of: [UInt8].self, bufferingPolicy: .bufferingNewest(ATTClient.defaultStreamBuffer))
         let subscription = try await subscribe(
             to: characteristic, configuration: requested, onEnd: { continuation.finish() }
-        ) { continuation.yield($0) }
+        ) { [weak att] value in
+            if case .dropped = continuation.yield(value) { att?.countDroppedValue() }
+        }
         continuation.onTermination = { _ in subscription.cancel() }
         return stream
     }

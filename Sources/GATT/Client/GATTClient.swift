@@ -11,8 +11,11 @@ import BluetoothCore
 /// - ``discover(remembered:)`` implements GATT Caching (Part G 2.5.2): given a database
 ///   remembered from an earlier connection, it reads the Database Hash and skips discovery
 ///   when the hash is unchanged. It also subscribes to Service Changed (indications), and
-///   on each indication rediscovers only the affected services and reports them on
-///   ``databaseChanges``.
+///   rediscovers only the affected services and reports them on ``databaseChanges``; at
+///   most one rediscovery runs and one merged range waits, whatever the server sends.
+/// - What a server answers is checked against GATT's rules (DiscoveryRules.swift): a
+///   database that breaks them is an ``GATTError/invalidResponse(_:)``, never a trap or a
+///   silently wrong copy.
 /// - Errors are ``GATTError``: ATT's Error Responses keep the specification's codes, a
 ///   disconnection carries its HCI reason, and a silent peer ends in ATT's transaction
 ///   timeout.
@@ -25,8 +28,10 @@ public actor GATTClient {
     public nonisolated let att: ATTClient
     /// The database discovered (or remembered and confirmed) on this connection.
     public private(set) var database: GATTDatabase?
-    /// Told after each Service Changed indication once the affected range is rediscovered;
-    /// ends when the client is released (a closed bearer brings no more changes).
+    /// Told after each Service Changed rediscovery, or its failure; keeps the newest
+    /// ``databaseChangesBuffer`` for a slow reader and counts what it drops
+    /// (``ServiceChangedStatistics/changesDropped``). Ends when the client is released (a
+    /// closed bearer brings no more changes).
     public nonisolated let databaseChanges: AsyncStream<GATTDatabaseChange>
     let changes: AsyncStream<GATTDatabaseChange>.Continuation
 
@@ -36,17 +41,44 @@ public actor GATTClient {
     var consumerEnds: [UInt16: [UInt64: @Sendable () -> Void]] = [:]
     var nextConsumerID: UInt64 = 1
     var serviceChangedSubscription: ATTSubscription?
-    var serviceChangedTask: Task<Void, Never>?
+    let serviceChangedQueue = ServiceChangedQueue()
     /// Learnt from a Request Not Supported: Read Multiple Variable is not tried again.
     var readMultipleVariableUnsupported = false
 
-    public init(att: ATTClient) {
-        self.att = att
-        (databaseChanges, changes) = AsyncStream.makeStream(of: GATTDatabaseChange.self, bufferingPolicy: .bufferingNewest(16))
+    /// What Service Changed brought (Part G 7.1) and what the client did with it; a healthy
+    /// server shows indications, rediscoveries and little else.
+    public struct ServiceChangedStatistics: Sendable, Equatable {
+        /// Well-formed indications.
+        public var indications = 0
+        /// Values that came as notifications: Service Changed is indicate-only, so they
+        /// change nothing.
+        public var notificationsIgnored = 0
+        /// Values that are not a 4-byte range of valid handles (start 0x0000, start > end).
+        public var malformedValues = 0
+        /// Ranges folded into the one already waiting instead of a rediscovery of their own.
+        public var mergedRanges = 0
+        /// Rediscoveries started.
+        public var rediscoveries = 0
+        /// Rediscoveries that ended in an error (the change still reports it).
+        public var failedRediscoveries = 0
+        /// Changes ``databaseChanges`` dropped because nobody read the oldest in time.
+        public var changesDropped = 0
     }
 
+    /// Counted where the values arrive; readable from any thread.
+    public nonisolated var serviceChangedStatistics: ServiceChangedStatistics { serviceChangedQueue.statistics }
+
+    public init(att: ATTClient) {
+        self.att = att
+        (databaseChanges, changes) = AsyncStream.makeStream(
+            of: GATTDatabaseChange.self, bufferingPolicy: .bufferingNewest(Self.databaseChangesBuffer))
+    }
+
+    /// Each change carries the whole database, so a reader needs only the newest; a few
+    /// are kept so one that reads now and then still sees which ranges changed.
+    public static let databaseChangesBuffer = 16
+
     deinit {
-        serviceChangedTask?.cancel()
         changes.finish()
     }
 
@@ -88,13 +120,20 @@ public actor GATTClient {
     }
 
     /// The Database Hash via Read Using Characteristic UUID, or nil when the server has none.
+    /// It is 128 bits (Part G 7.3); any other length could be neither compared nor kept.
     func readDatabaseHash() async throws(GATTError) -> [UInt8]? {
+        let found: GATTAttributeValue?
         do {
-            return try await readUsingCharacteristicUUID(GATTUUID.databaseHash).first?.value
+            found = try await readUsingCharacteristicUUID(GATTUUID.databaseHash).first
         } catch {
             if error.errorCode == .attributeNotFound { return nil }
             throw error
         }
+        guard let found else { return nil }
+        guard found.value.count == 16 else {
+            throw .invalidResponse("the Database Hash at 0x\(hex16(found.handle)) is \(found.value.count) bytes, not 16")
+        }
+        return found.value
     }
 
     // MARK: Service Changed (Part G 7.1)
@@ -104,40 +143,50 @@ public actor GATTClient {
               let characteristic = database?.characteristic(GATTUUID.serviceChanged, in: GATTUUID.genericAttribute),
               let cccd = characteristic.clientCharacteristicConfigurationHandle
         else { return }
-        let (indications, continuation) = AsyncStream.makeStream(of: [UInt8].self)
-        // Registered before the CCCD is written, so no indication can slip past.
-        serviceChangedSubscription = att.addValueHandler(handle: characteristic.valueHandle) { value in
-            continuation.yield(value.value)
-        }
-        // One consumer, so indications are handled one after another, in order.
-        serviceChangedTask = Task { [weak self] in
-            for await value in indications {
-                await self?.serviceChanged(value)
-            }
+        let queue = serviceChangedQueue
+        // Registered before the CCCD is written, so no indication can slip past. The queue
+        // bounds what a server can make the client do; one task at a time drains it.
+        serviceChangedSubscription = att.addValueHandler(handle: characteristic.valueHandle) { [weak self] value in
+            guard let range = queue.offer(value) else { return }
+            Task { await self?.rediscover(from: range) }
         }
         try await request { () async throws(ATTError) in
             try await att.write(cccd, value: ClientCharacteristicConfiguration.indication.bytes)
         }
     }
 
-    /// Invalidates the services the indication names and discovers them again.
-    func serviceChanged(_ value: [UInt8]) async {
-        var reader = ByteReader(value)
-        guard let start = try? reader.readUInt16(), let end = try? reader.readUInt16(), start <= end, start > 0,
-              var updated = database
-        else { return }
-        let affected = updated.invalidate(start...end)
+    /// Rediscovers `first`, then whatever range waited meanwhile, until none is left.
+    private func rediscover(from first: ClosedRange<UInt16>) async {
+        var range: ClosedRange<UInt16>? = first
+        while let current = range {
+            await serviceChanged(current)
+            range = serviceChangedQueue.next()
+        }
+    }
+
+    /// Invalidates the services `range` touches and discovers them again. On failure the
+    /// affected services stay removed (nothing wrong is offered meanwhile), the hash is
+    /// forgotten (the copy no longer matches any server state, so it is never trusted as
+    /// a cache) and the change reports the error.
+    private func serviceChanged(_ range: ClosedRange<UInt16>) async {
+        guard var updated = database else { return }
+        let affected = updated.invalidate(range)
         database = updated
+        let change: GATTDatabaseChange
         do {
             let services = try await discoverServices(in: affected)
             updated = database ?? updated
-            updated.insert(services)
+            try updated.merge(services)
             if updated.databaseHash != nil { updated.databaseHash = try await readDatabaseHash() }
             database = updated
-            changes.yield(GATTDatabaseChange(affectedHandles: affected, database: updated))
+            change = GATTDatabaseChange(affectedHandles: affected, database: updated)
         } catch {
-            // The link is failing; the next connection discovers again (the removed
-            // services stay removed, so nothing stale is offered meanwhile).
+            serviceChangedQueue.countFailedRediscovery()
+            var left = database ?? updated
+            left.databaseHash = nil
+            database = left
+            change = GATTDatabaseChange(affectedHandles: affected, database: left, failure: error)
         }
+        if case .dropped = changes.yield(change) { serviceChangedQueue.countDroppedChange() }
     }
 }

@@ -34,8 +34,8 @@ extension GATTDatabase {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// Reads the text form back; nil for anything that is not exactly that form (a damaged
-    /// or foreign file is a cache miss, not an error).
+    /// Reads the text form back; nil for anything that is not exactly that form, or that
+    /// breaks the discovery rules (a damaged or foreign file is a cache miss, not an error).
     public init?(text: String) {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
         guard lines.first == Substring(Self.textHeader), lines.count <= 100_000 else { return nil }
@@ -81,5 +81,8 @@ extension GATTDatabase {
             }
         }
         self.init(services: services, databaseHash: hash)
+        // Lines that each read well can still add up to a database no server could have
+        // given: a cache miss too, rather than handles the peer does not have.
+        guard keepsDiscoveryRules else { return nil }
     }
 }

@@ -130,18 +130,18 @@ public struct GATTDatabase: Sendable, Hashable {
         return lower...upper
     }
 
-    /// Adds freshly discovered services, keeping start-handle order.
-    mutating func insert(_ discovered: [Service]) {
-        services = (services + discovered).sorted { $0.handles.lowerBound < $1.handles.lowerBound }
-    }
 }
 
 /// What Service Changed told the client, after it rediscovered the affected handles.
-public struct GATTDatabaseChange: Sendable, Hashable {
+public struct GATTDatabaseChange: Sendable, Equatable {
     /// The handles the server said changed, widened to whole services.
     public var affectedHandles: ClosedRange<UInt16>
-    /// The database after rediscovery.
+    /// The database after rediscovery; after a failed one, without the affected services
+    /// and without a Database Hash.
     public var database: GATTDatabase
+    /// Why the rediscovery failed (the link went, or the server answered nonsense); nil
+    /// when it succeeded.
+    public var failure: GATTError? = nil
 }
 
 /// One attribute's handle and value (Read Using Characteristic UUID answers with these).
