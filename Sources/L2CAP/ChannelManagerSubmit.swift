@@ -4,12 +4,16 @@
 // calls could not promise.
 extension ChannelManager {
     /// Queues one SDU on `channel` and returns at once; `completion`, if given, learns
-    /// when its last fragment is in the controller or why it never will be.
+    /// when its last fragment is in the controller or why it never will be. `origin` says
+    /// what happens at the connection's ``OutgoingLimit``: the host's own PDU fails with
+    /// ``L2CAPError/outgoingQueueFull(queuedPDUs:queuedBytes:)`` (through `completion`,
+    /// before `submit` returns), an answer to the peer is dropped and counted, and its
+    /// completion is never called.
     public func submit(
-        _ payload: [UInt8], cid channel: ChannelIdentifier, connection handle: UInt16,
+        _ payload: [UInt8], cid channel: ChannelIdentifier, connection handle: UInt16, origin: OutgoingOrigin = .host,
         completion: (@Sendable (Result<Void, L2CAPError>) -> Void)? = nil
     ) {
-        enqueue(BasicFrame(channelID: channel, payload: payload), handle: handle, completion: completion)
+        enqueue(BasicFrame(channelID: channel, payload: payload), origin: origin, handle: handle, completion: completion)
     }
 }
 
@@ -21,14 +25,7 @@ extension ChannelManager {
     public func waitUntilSent(connection handle: UInt16) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let queued: Bool = state.withLock { state in
-                guard let last = state.connections[handle]?.outgoing.indices.last else { return false }
-                // The last PDU's outcome stands for all before it: one queue, sent in order.
-                let previous = state.connections[handle]?.outgoing[last].completion
-                state.connections[handle]?.outgoing[last].completion = { result in
-                    previous?(result)
-                    continuation.resume()
-                }
-                return true
+                state.connections[handle]?.outgoing.chainToLast { _ in continuation.resume() } ?? false
             }
             if !queued { continuation.resume() }
         }

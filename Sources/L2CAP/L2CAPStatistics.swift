@@ -27,6 +27,13 @@ public struct L2CAPStatistics: Sendable, Equatable {
     /// LE Connection Update commands the controller refused after we accepted a request.
     public var connectionUpdateCommandFailures = 0
 
+    // Outgoing bound (``OutgoingLimit``), reached only while the controller withholds credits.
+    /// Answers the peer provoked (signaling responses and rejects, ATT confirmations and
+    /// responses) dropped because the connection already had its limit of answers queued.
+    public var answersDroppedForFullQueue = 0
+    /// The host's own sends refused with ``L2CAPError/outgoingQueueFull(queuedPDUs:queuedBytes:)``.
+    public var sendsRefusedForFullQueue = 0
+
     public init() {}
 
     mutating func count(_ drop: ACLReassembler.Drop) {

@@ -86,13 +86,14 @@ extension ChannelManager {
         // command follows once the response is in the controller.
         let update: OutgoingPDU.Completion? = accepted ? updateConnection(handle: handle, to: request) : nil
         state.withLock { state in
+            // Not queued means the link is gone or the answer met its bound (counted there):
+            // either way no update follows, so none is counted as decided.
+            guard enqueueLocked(BasicFrame(channelID: .leSignaling, payload: response.encode()), origin: .answer, handle: handle, completion: update, state: &state) == .queued else { return }
             if accepted {
                 state.statistics.connectionParameterUpdatesAccepted += 1
             } else {
                 state.statistics.connectionParameterUpdatesRejected += 1
             }
-            // A failure here means the link is already gone: nothing to answer.
-            _ = enqueueLocked(BasicFrame(channelID: .leSignaling, payload: response.encode()), handle: handle, completion: update, state: &state)
         }
     }
 
@@ -121,9 +122,10 @@ extension ChannelManager {
     }
 
     func reject(_ reason: CommandReject, identifier: UInt8, handle: UInt16, state: inout State) {
-        state.statistics.commandRejectsSent += 1
         let command = SignalingCommand(identifier: identifier, reason)
-        _ = enqueueLocked(BasicFrame(channelID: .leSignaling, payload: command.encode()), handle: handle, completion: nil, state: &state)
+        if enqueueLocked(BasicFrame(channelID: .leSignaling, payload: command.encode()), origin: .answer, handle: handle, completion: nil, state: &state) == .queued {
+            state.statistics.commandRejectsSent += 1
+        }
     }
 
     /// Resolves one of our pending requests. `serial` pins a timer to the connection that
@@ -177,7 +179,7 @@ extension ChannelManager {
                         self?.answer(identifier: identifier, handle: handle, serial: serial, result: .failure(error))
                     }
                 }
-                if let failure = enqueueLocked(BasicFrame(channelID: .leSignaling, payload: command.encode()), handle: handle, completion: sent, state: &state) {
+                if case let .refused(failure) = enqueueLocked(BasicFrame(channelID: .leSignaling, payload: command.encode()), origin: .host, handle: handle, completion: sent, state: &state) {
                     timer.cancel()
                     state.connections[handle]?.pendingRequests[identifier] = nil
                     return failure

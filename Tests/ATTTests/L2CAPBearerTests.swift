@@ -1,7 +1,7 @@
 @testable import ATT
 import BluetoothCore
 import HCI
-import L2CAP
+@testable import L2CAP
 import Synchronization
 import Testing
 import TestSupport
@@ -84,5 +84,24 @@ import TestSupport
         }
         #expect(reason == .remoteUserTerminatedConnection)
         #expect(throws: ATTBearerError.self) { try bearer.send([0x0A, 0x03, 0x00]) }
+    }
+
+    /// A peer floods indications while the controller holds every credit (it stopped
+    /// reporting completed packets): the confirmations are answers the peer provoked, so
+    /// beyond L2CAP's answer bound they are dropped and counted, and the bearer stays up.
+    @Test func confirmationsOfAnIndicationFloodWhileCreditsAreWithheldAreBounded() async throws {
+        let harness = try await L2CAPHarness.make(aclCount: 4)
+        await harness.connect(Self.handle)
+        let client = ATTClient(bearer: L2CAPBearer(manager: harness.manager, connection: Self.handle))
+        let indication = ACLDataPacket(connectionHandle: Self.handle, packetBoundary: .firstFlushable,
+                                       data: BasicFrame(channelID: .attributeProtocol, payload: [0x1D, 0x03, 0x00, 0x01]).encode())
+        for _ in 0..<60 { await harness.inject(Array(repeating: indication, count: 5_000)) }
+        // The controller's four buffers took the first four confirmations.
+        for _ in 0..<4 { _ = try await harness.log.nextACL() }
+        let queued = harness.manager.state.withLock { $0.connections[Self.handle]?.outgoing.count ?? 0 }
+        #expect(queued == ChannelManager.Configuration().outgoingLimit.answers)
+        #expect(harness.manager.statistics.answersDroppedForFullQueue == 300_000 - 4 - queued)
+        #expect(client.closedReason == nil)
+        #expect(client.statistics.indicationsConfirmed == 300_000)
     }
 }
