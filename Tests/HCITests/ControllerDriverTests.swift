@@ -325,6 +325,21 @@ func opcodes(_ packets: [HCIPacket]) -> [HCIOpcode] {
         #expect(controller.statistics.hardwareErrors == 1)
     }
 
+    /// A controller that reports Hardware Error over and over while nobody reads the status
+    /// stream: the stream keeps only the newest statuses and counts the rest.
+    @Test func aStatusStreamNobodyReadsStaysBoundedUnderAHardwareErrorStorm() async throws {
+        let (controller, transport) = try makeController()
+        try await controller.powerOn()
+        let updates = controller.statusUpdates()
+        let storm = 300
+        transport.inject(Array(repeating: HCIPacket(.event, [0x10, 0x01, 0x42]), count: storm))
+        await transport.drain()
+        // The stream started with ready, then got a recovering per error (and whatever the
+        // bring-ups published meanwhile): all but the newest few were dropped and counted.
+        #expect(controller.statistics.statusUpdatesDropped >= storm + 1 - HCIController.statusBufferLimit)
+        withExtendedLifetime(updates) {}
+    }
+
     @Test func aClosedTransportFailsEverythingPending() async throws {
         let transport = ScriptedTransport()
         let controller = HCIController(transport: transport)
