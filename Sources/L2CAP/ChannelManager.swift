@@ -247,7 +247,11 @@ public final class ChannelManager: Sendable {
             if frame.channelID == .leSignaling { return (frame, nil) }
             guard let connection = state.connections[handle] else { return nil }
             if connection.draining.contains(frame.channelID) {
-                state.connections[handle]?.early[frame.channelID, default: []].append(frame.payload)
+                if connection.early[frame.channelID, default: []].count < ConnectionState.maximumHandOverBacklog {
+                    state.connections[handle]?.early[frame.channelID, default: []].append(frame.payload)
+                } else {
+                    state.statistics.handOverBacklogDrops += 1
+                }
                 return nil
             }
             guard let handler = connection.handlers[frame.channelID] else {

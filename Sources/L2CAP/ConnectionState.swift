@@ -23,6 +23,9 @@ struct ConnectionState: Sendable {
     /// Channels whose early SDUs are being handed over: new ones queue behind them.
     var draining: Set<ChannelIdentifier> = []
     static let maximumEarlySDUs = 4
+    /// SDUs that may queue behind early ones while a slow first handler takes them: the
+    /// peer decides how many come meanwhile. Past this they are dropped and counted.
+    static let maximumHandOverBacklog = 64
     var outgoing = OutgoingQueue()
     var pendingRequests: [UInt8: PendingSignalingRequest] = [:]
     private var lastIdentifier: UInt8 = 0

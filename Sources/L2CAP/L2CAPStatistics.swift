@@ -13,6 +13,9 @@ public struct L2CAPStatistics: Sendable, Equatable {
     public var unknownConnectionFragments = 0
     /// Whole PDUs for a fixed channel nobody registered a handler for.
     public var unhandledChannelPDUs = 0
+    /// SDUs dropped because 64 were already queued behind the early SDUs a channel's first
+    /// handler was still being handed.
+    public var handOverBacklogDrops = 0
 
     // Signaling.
     /// Commands that did not decode (short, or a length field that disagrees).
@@ -52,7 +55,7 @@ public struct L2CAPStatistics: Sendable, Equatable {
     public var totalDrops: Int {
         broadcastFragments + completePacketBoundaryFragments + unexpectedContinuations + interruptedPDUs
             + oversizedPDUs + unsupportedChannelPDUs + overlongPDUs + unknownConnectionFragments
-            + unhandledChannelPDUs + malformedSignalingCommands + zeroIdentifierCommands
+            + unhandledChannelPDUs + handOverBacklogDrops + malformedSignalingCommands + zeroIdentifierCommands
             + unexpectedSignalingResponses
     }
 }
