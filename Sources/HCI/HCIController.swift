@@ -70,6 +70,9 @@ public final class HCIController: Sendable {
         /// Statuses a ``HCIController/statusUpdates()`` stream dropped because its reader
         /// fell more than ``HCIController/statusBufferLimit`` behind (the oldest go).
         public var statusUpdatesDropped = 0
+        /// Events an ``HCIController/events(bufferingNewest:)`` stream dropped because its
+        /// reader fell behind (the oldest go).
+        public var eventStreamDrops = 0
     }
 
     public init(transport: any HCITransport) {
@@ -333,10 +336,14 @@ public final class HCIController: Sendable {
         }
     }
 
-    /// Every event, as an async sequence, until the subscription's stream is dropped.
+    /// Every event, as an async sequence, until the subscription's stream is dropped. A
+    /// reader that falls `limit` events behind loses the oldest, counted in
+    /// ``Statistics/eventStreamDrops``.
     public func events(bufferingNewest limit: Int = 256) -> AsyncStream<HCIEvent> {
         AsyncStream(bufferingPolicy: .bufferingNewest(limit)) { continuation in
-            let subscription = subscribe { continuation.yield($0) }
+            let subscription = subscribe { [weak self] event in
+                if case .dropped = continuation.yield(event) { self?.state.withLock { $0.statistics.eventStreamDrops += 1 } }
+            }
             continuation.onTermination = { _ in subscription.cancel() }
         }
     }

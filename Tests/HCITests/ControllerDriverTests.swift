@@ -325,6 +325,18 @@ func opcodes(_ packets: [HCIPacket]) -> [HCIOpcode] {
         #expect(controller.statistics.hardwareErrors == 1)
     }
 
+    /// An event stream nobody reads keeps the newest events; the rest are counted.
+    @Test func anEventStreamNobodyReadsCountsWhatItDrops() async throws {
+        let (controller, transport) = try makeController()
+        let events = controller.events(bufferingNewest: 4)
+        // Number Of Completed Packets for an unknown handle: changes nothing else.
+        let event = HCIEvent.numberOfCompletedPackets(.init(completions: [.init(connectionHandle: 0x0EEE, completedPackets: 0)]))
+        transport.inject(Array(repeating: HCIPacket(.event, event.encode()), count: 10))
+        await transport.drain()
+        #expect(controller.statistics.eventStreamDrops == 6)
+        withExtendedLifetime(events) {}
+    }
+
     /// A controller that reports Hardware Error over and over while nobody reads the status
     /// stream: the stream keeps only the newest statuses and counts the rest.
     @Test func aStatusStreamNobodyReadsStaysBoundedUnderAHardwareErrorStorm() async throws {
