@@ -28,6 +28,9 @@ struct ConnectionState: Sendable {
     static let maximumHandOverBacklog = 64
     var outgoing = OutgoingQueue()
     var pendingRequests: [UInt8: PendingSignalingRequest] = [:]
+    /// We accepted a peer's connection parameter update and the controller has not yet
+    /// answered our LE Connection Update: further requests are rejected meanwhile.
+    var updatingConnection = false
     private var lastIdentifier: UInt8 = 0
 
     init(info: L2CAPConnection, serial: UInt64, maximumPayload: [ChannelIdentifier: Int]) {

@@ -27,6 +27,9 @@ public struct L2CAPStatistics: Sendable, Equatable {
     public var commandRejectsSent = 0
     public var connectionParameterUpdatesAccepted = 0
     public var connectionParameterUpdatesRejected = 0
+    /// Valid requests answered "rejected" because our LE Connection Update for an earlier
+    /// one was still waiting for the controller.
+    public var connectionParameterUpdatesRefusedWhileUpdating = 0
     /// LE Connection Update commands the controller refused after we accepted a request.
     public var connectionUpdateCommandFailures = 0
 
