@@ -4,16 +4,19 @@
 // calls could not promise.
 extension ChannelManager {
     /// Queues one SDU on `channel` and returns at once; `completion`, if given, learns
-    /// when its last fragment is in the controller or why it never will be. `origin` says
-    /// what happens at the connection's ``OutgoingLimit``: the host's own PDU fails with
-    /// ``L2CAPError/outgoingQueueFull(queuedPDUs:queuedBytes:)`` (through `completion`,
-    /// before `submit` returns), an answer to the peer is dropped and counted, and its
-    /// completion is never called.
+    /// when its last fragment is in the controller or why it never will be. Throws, and
+    /// never calls `completion`, when the PDU cannot be queued at all: an unknown
+    /// connection, or the host's own PDU at the connection's ``OutgoingLimit``
+    /// (``L2CAPError/outgoingQueueFull(queuedPDUs:queuedBytes:)``), so a caller can hold
+    /// back at once. An answer to the peer (`origin` `.answer`) at its bound is dropped and
+    /// counted instead; its completion is never called.
     public func submit(
         _ payload: [UInt8], cid channel: ChannelIdentifier, connection handle: UInt16, origin: OutgoingOrigin = .host,
         completion: (@Sendable (Result<Void, L2CAPError>) -> Void)? = nil
-    ) {
-        enqueue(BasicFrame(channelID: channel, payload: payload), origin: origin, handle: handle, completion: completion)
+    ) throws(L2CAPError) {
+        let frame = BasicFrame(channelID: channel, payload: payload)
+        let outcome = state.withLock { enqueueLocked(frame, origin: origin, handle: handle, completion: completion, state: &$0) }
+        if case let .refused(error) = outcome { throw error }
     }
 }
 

@@ -104,4 +104,23 @@ import TestSupport
         #expect(client.closedReason == nil)
         #expect(client.statistics.indicationsConfirmed == 300_000)
     }
+
+    /// The host's own PDUs meeting L2CAP's bound (the controller kept every earlier one
+    /// without returning a credit) end the bearer with a reason that says so.
+    @Test func writeCommandsPastL2CAPsHostBoundEndTheBearerWithTheReason() async throws {
+        let limit = OutgoingLimit(hostPDUs: 8, hostBytes: 10_000, answers: 2)
+        let harness = try await L2CAPHarness.make(aclCount: 1, configuration: .init(outgoingLimit: limit))
+        await harness.connect(Self.handle)
+        let client = ATTClient(bearer: L2CAPBearer(manager: harness.manager, connection: Self.handle))
+        let write = ATTPDU.writeCommand(.init(attributeHandle: 0x0003, attributeValue: [1]))
+        try client.sendCommand(write)
+        _ = try await harness.log.nextACL() // in the controller's only buffer
+        for _ in 0..<8 { try client.sendCommand(write) }
+        #expect(client.closedReason == nil)
+        let refused = await attError { () throws(ATTError) in try client.sendCommand(write) }
+        let reason = ATTBearerError.failed("\(L2CAPError.outgoingQueueFull(queuedPDUs: 8, queuedBytes: 32))")
+        #expect(refused == .bearerClosed(reason))
+        #expect(client.closedReason == reason)
+        #expect(harness.manager.statistics.sendsRefusedForFullQueue == 1)
+    }
 }

@@ -1,7 +1,6 @@
 import BluetoothCore
 import HCI
 @testable import L2CAP
-import Synchronization
 import Testing
 import TestSupport
 
@@ -60,14 +59,14 @@ import TestSupport
         #expect(harness.manager.statistics.sendsRefusedForFullQueue == 0)
     }
 
-    /// Submits `payload` and returns the error its completion reported before `submit`
-    /// returned (a refusal does; a queued PDU reports only once sent), nil when queued.
+    /// Submits `payload`; the error when it is refused at once, nil when queued.
     static func submitNow(_ harness: L2CAPHarness, _ payload: [UInt8]) -> L2CAPError? {
-        let refusal = Mutex<L2CAPError?>(nil)
-        harness.manager.submit(payload, cid: .attributeProtocol, connection: handle) { result in
-            if case let .failure(error) = result { refusal.withLock { $0 = error } }
+        do {
+            try harness.manager.submit(payload, cid: .attributeProtocol, connection: handle)
+            return nil
+        } catch {
+            return error
         }
-        return refusal.withLock { $0 }
     }
 
     @Test func theHostsOwnSendsAreRefusedAtThePDUBoundAndAcceptedOnceOneLeaves() async throws {
