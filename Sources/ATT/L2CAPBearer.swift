@@ -52,14 +52,31 @@ public final class L2CAPBearer: ATTBearer {
         }
     }
 
+    /// Responses and confirmations answer the peer, so when the controller stops taking
+    /// data L2CAP drops them at its answer bound (the peer's own timer notices) instead of
+    /// queueing one per PDU the peer sends. The host's own PDU meeting L2CAP's bound (the
+    /// controller has kept hundreds without returning a credit) ends the bearer, and the
+    /// send throws, with L2CAP's reason.
     public func send(_ pdu: [UInt8]) throws(ATTBearerError) {
         if let reason = lifecycle.reason { throw reason }
-        manager.submit(pdu, cid: .attributeProtocol, connection: connectionHandle) { [weak self] result in
-            guard case .failure(let error) = result else { return }
-            switch error {
-            case .disconnected(let reason): self?.ended(.disconnected(reason: reason.rawValue))
-            default: self?.ended(.failed("\(error)"))
+        let kind = pdu.first.flatMap { ATTOpcode(rawValue: $0).kind }
+        let origin: OutgoingOrigin = kind == .response || kind == .confirmation ? .answer : .host
+        do {
+            try manager.submit(pdu, cid: .attributeProtocol, connection: connectionHandle, origin: origin) { [weak self] result in
+                guard case .failure(let error) = result else { return }
+                self?.ended(Self.reason(error))
             }
+        } catch {
+            let reason = Self.reason(error)
+            ended(reason)
+            throw reason
+        }
+    }
+
+    private static func reason(_ error: L2CAPError) -> ATTBearerError {
+        switch error {
+        case .disconnected(let reason): .disconnected(reason: reason.rawValue)
+        default: .failed("\(error)")
         }
     }
 

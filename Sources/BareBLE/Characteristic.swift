@@ -9,7 +9,7 @@ public final class Characteristic: Sendable, CustomStringConvertible {
     public let descriptors: [Descriptor]
     /// The UUID of the service it belongs to.
     public let serviceUUID: BluetoothUUID
-    let state = Lock<(value: [UInt8]?, notifying: Bool)>((nil, false))
+    let state = Lock<(value: [UInt8]?, notifying: Bool, dropped: Int)>((nil, false, 0))
 
     init(_ declaration: GATTDatabase.Characteristic, serviceUUID: BluetoothUUID, descriptors: [Descriptor]) {
         self.declaration = declaration
@@ -24,6 +24,9 @@ public final class Characteristic: Sendable, CustomStringConvertible {
     public var value: [UInt8]? { state.withLock { $0.value } }
     /// True while a stream from ``Peripheral/notifications(for:indicate:)`` is open.
     public var isNotifying: Bool { state.withLock { $0.notifying } }
+    /// Values its notification streams dropped because their consumer fell more than
+    /// ``Peripheral/notificationBufferLimit`` values behind (the oldest go first).
+    public var droppedNotifications: Int { state.withLock { $0.dropped } }
     public var name: String? { GATTNames.characteristic(for: uuid) }
 
     /// The first descriptor with `uuid`.
@@ -51,6 +54,7 @@ public final class Characteristic: Sendable, CustomStringConvertible {
 
     func store(_ value: [UInt8]) { state.withLock { $0.value = value } }
     func setNotifying(_ notifying: Bool) { state.withLock { $0.notifying = notifying } }
+    func countDroppedNotification() { state.withLock { $0.dropped += 1 } }
 
     public var description: String { "\(name ?? uuid.description) (\(uuid)) [\(properties)]" }
 }

@@ -174,11 +174,21 @@ extension Peripheral {
 
     // MARK: Notifications
 
+    /// How many values a notification stream keeps for a consumer that falls behind: the
+    /// peer decides how fast values come, so the oldest are dropped past this, and each
+    /// drop is counted in ``Characteristic/droppedNotifications``.
+    public static let notificationBufferLimit = ATTClient.defaultStreamBuffer
+
     /// Subscribes to `characteristic` (writes its CCCD: notifications, or indications when
     /// `indicate` or when it cannot notify) and returns its values as they arrive, each
     /// also kept as ``Characteristic/value``. The stream ends when the link ends or after
     /// ``setNotifyValue(_:for:)`` with false; a consumer that stops turns the CCCD off in
     /// the background.
+    ///
+    /// The stream keeps the newest ``notificationBufferLimit`` values: a consumer that
+    /// falls further behind loses the oldest, counted in
+    /// ``Characteristic/droppedNotifications`` (``Characteristic/value`` is always the
+    /// newest).
     public func notifications(for characteristic: Characteristic, indicate: Bool = false) async throws(PeripheralError) -> AsyncStream<[UInt8]> {
         let properties = characteristic.properties
         let configuration: ClientCharacteristicConfiguration
@@ -190,20 +200,27 @@ extension Peripheral {
         } else {
             configuration = .notification
         }
-        let values = try await securing { () throws(PeripheralError) in
-            do throws(GATTError) { return try await gatt.subscribe(to: characteristic.declaration, configuration: configuration) } catch { throw .gatt(error) }
+        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self, bufferingPolicy: .bufferingNewest(Self.notificationBufferLimit))
+        // Values go straight from the bearer's thread into the one bounded buffer, so every
+        // drop is seen here and counted (a second stream and a forwarding task would drop
+        // out of sight).
+        let subscription = try await securing { () throws(PeripheralError) in
+            do throws(GATTError) {
+                return try await gatt.subscribe(to: characteristic.declaration, configuration: configuration, onEnd: {
+                    continuation.finish()
+                }) { value in
+                    characteristic.store(value)
+                    if case .dropped = continuation.yield(value) { characteristic.countDroppedNotification() }
+                }
+            } catch {
+                throw .gatt(error)
+            }
         }
         characteristic.setNotifying(true)
-        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
-        let forward = Task {
-            for await value in values {
-                characteristic.store(value)
-                continuation.yield(value)
-            }
+        continuation.onTermination = { _ in
             characteristic.setNotifying(false)
-            continuation.finish()
+            subscription.cancel()
         }
-        continuation.onTermination = { _ in forward.cancel() }
         return stream
     }
 

@@ -4,6 +4,7 @@ import GATT
 import HCI
 import L2CAP
 import SMP
+import Synchronization
 
 /// A connected peer (`CBPeripheral`): its link, its ATT MTU, and its GATT database as
 /// ``Service``, ``Characteristic`` and ``Descriptor`` objects. Made by
@@ -28,6 +29,7 @@ public final class Peripheral: Sendable, CustomStringConvertible {
     private let changes: AsyncStream<[Service]>
     private let changesContinuation: AsyncStream<[Service]>.Continuation
     private let watcher = Lock<[Task<Void, Never>]>([])
+    private let serviceChangesDropped = Atomic<Int>(0)
 
     init(central: Central, link: any PeripheralLink) {
         self.central = central
@@ -44,7 +46,7 @@ public final class Peripheral: Sendable, CustomStringConvertible {
             for await change in updates {
                 guard let self else { break }
                 let services = self.adopt(change.database)
-                continuation.yield(services)
+                if case .dropped = continuation.yield(services) { self.serviceChangesDropped.add(1, ordering: .relaxed) }
             }
             continuation.finish()
         }
@@ -114,6 +116,10 @@ public final class Peripheral: Sendable, CustomStringConvertible {
     /// the affected services (CoreBluetooth's `didModifyServices`). Ends with the link. One
     /// stream per peripheral: iterate it from one task at a time.
     public var serviceChanges: AsyncStream<[Service]> { changes }
+
+    /// Service changes ``serviceChanges`` dropped because its reader was 8 behind (the
+    /// oldest go; each change carries the whole database, so the newest is enough).
+    public var droppedServiceChanges: Int { serviceChangesDropped.load(ordering: .relaxed) }
 
     /// Ends the connection, after everything queued for it was handed to the controller,
     /// and waits for Disconnection Complete (0x13 is what the peer is told).

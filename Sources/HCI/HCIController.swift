@@ -67,6 +67,12 @@ public final class HCIController: Sendable {
         public var unmatchedCommandCompletes = 0
         public var commandTimeouts = 0
         public var hardwareErrors = 0
+        /// Statuses a ``HCIController/statusUpdates()`` stream dropped because its reader
+        /// fell more than ``HCIController/statusBufferLimit`` behind (the oldest go).
+        public var statusUpdatesDropped = 0
+        /// Events an ``HCIController/events(bufferingNewest:)`` stream dropped because its
+        /// reader fell behind (the oldest go).
+        public var eventStreamDrops = 0
     }
 
     public init(transport: any HCITransport) {
@@ -303,10 +309,8 @@ public final class HCIController: Sendable {
         }
         for command in commands { command.resume() }
         for waiter in aclWaiters { waiter.resume(returning: .failure(failure)) }
-        for stream in statusStreams {
-            stream.yield(.closed(error))
-            stream.finish()
-        }
+        deliver(.closed(error), to: statusStreams)
+        for stream in statusStreams { stream.finish() }
     }
 
     // MARK: Subscriptions
@@ -326,10 +330,14 @@ public final class HCIController: Sendable {
         }
     }
 
-    /// Every event, as an async sequence, until the subscription's stream is dropped.
+    /// Every event, as an async sequence, until the subscription's stream is dropped. A
+    /// reader that falls `limit` events behind loses the oldest, counted in
+    /// ``Statistics/eventStreamDrops``.
     public func events(bufferingNewest limit: Int = 256) -> AsyncStream<HCIEvent> {
         AsyncStream(bufferingPolicy: .bufferingNewest(limit)) { continuation in
-            let subscription = subscribe { continuation.yield($0) }
+            let subscription = subscribe { [weak self] event in
+                if case .dropped = continuation.yield(event) { self?.state.withLock { $0.statistics.eventStreamDrops += 1 } }
+            }
             continuation.onTermination = { _ in subscription.cancel() }
         }
     }
@@ -339,10 +347,16 @@ public final class HCIController: Sendable {
         state.withLock { $0.aclHandler = handler }
     }
 
+    /// How many statuses a ``statusUpdates()`` stream keeps for a reader that falls behind.
+    /// A controller decides how often Hardware Error comes, so the oldest are dropped and
+    /// counted in ``Statistics/statusUpdatesDropped``; the newest, the one that matters,
+    /// is always kept.
+    public static let statusBufferLimit = 16
+
     /// Status changes (ready, recovering from a hardware error, closed), starting with the
-    /// current one.
+    /// current one. Keeps the newest ``statusBufferLimit`` for a reader that falls behind.
     public func statusUpdates() -> AsyncStream<ControllerStatus> {
-        AsyncStream(bufferingPolicy: .unbounded) { continuation in
+        AsyncStream(bufferingPolicy: .bufferingNewest(Self.statusBufferLimit)) { continuation in
             let id: UInt64? = state.withLock { state in
                 continuation.yield(state.status)
                 if case .closed = state.status { return nil }
@@ -366,7 +380,15 @@ public final class HCIController: Sendable {
             state.status = status
             return Array(state.statusContinuations.values)
         }
-        for stream in streams { stream.yield(status) }
+        deliver(status, to: streams)
+    }
+
+    private func deliver(_ status: ControllerStatus, to streams: [AsyncStream<ControllerStatus>.Continuation]) {
+        var dropped = 0
+        for stream in streams {
+            if case .dropped = stream.yield(status) { dropped += 1 }
+        }
+        if dropped > 0 { state.withLock { $0.statistics.statusUpdatesDropped += dropped } }
     }
 
     // MARK: ACL data

@@ -23,6 +23,9 @@ public final class ChannelManager: Sendable {
         /// RTX: 1 to 60 s; 30 s is the customary value).
         public var signalingTimeout: Duration
         public var connectionParameterUpdatePolicy: ConnectionParameterUpdatePolicy
+        /// How much one connection may queue for the controller, and so how much a peer
+        /// can make us hold while the controller returns no credits.
+        public var outgoingLimit: OutgoingLimit
 
         /// ATT: 517 (the largest ATT_MTU, Vol 3 Part F 3.2.8); LE signaling: 23 (the LE
         /// MTUsig minimum, enough for every LE command); SMP: 65 (Pairing Public Key).
@@ -33,8 +36,10 @@ public final class ChannelManager: Sendable {
         public init(
             maximumReceivePayload: [ChannelIdentifier: Int] = Configuration.defaultMaximumReceivePayload,
             signalingTimeout: Duration = .seconds(30),
-            connectionParameterUpdatePolicy: @escaping ConnectionParameterUpdatePolicy = { _, _ in true }
+            connectionParameterUpdatePolicy: @escaping ConnectionParameterUpdatePolicy = { _, _ in true },
+            outgoingLimit: OutgoingLimit = OutgoingLimit()
         ) {
+            self.outgoingLimit = outgoingLimit
             self.maximumReceivePayload = maximumReceivePayload
             self.signalingTimeout = signalingTimeout
             self.connectionParameterUpdatePolicy = connectionParameterUpdatePolicy
@@ -215,7 +220,7 @@ public final class ChannelManager: Sendable {
         state.readyOrder.removeAll { $0 == handle }
         return Teardown(
             connection: connection.info,
-            completions: connection.outgoing.compactMap(\.completion),
+            completions: connection.outgoing.pdus.compactMap(\.completion),
             requests: Array(connection.pendingRequests.values),
             handlers: connection.handlers.keys.sorted { $0.rawValue < $1.rawValue }.compactMap { connection.handlers[$0] },
             connectionHandler: state.connectionHandler
@@ -241,7 +246,11 @@ public final class ChannelManager: Sendable {
             if frame.channelID == .leSignaling { return (frame, nil) }
             guard let connection = state.connections[handle] else { return nil }
             if connection.draining.contains(frame.channelID) {
-                state.connections[handle]?.early[frame.channelID, default: []].append(frame.payload)
+                if connection.early[frame.channelID, default: []].count < ConnectionState.maximumHandOverBacklog {
+                    state.connections[handle]?.early[frame.channelID, default: []].append(frame.payload)
+                } else {
+                    state.statistics.handOverBacklogDrops += 1
+                }
                 return nil
             }
             guard let handler = connection.handlers[frame.channelID] else {

@@ -13,44 +13,65 @@ import HCI
 extension ChannelManager {
     /// Sends one SDU on `channel` as a B-frame, fragmented to the controller's ACL data
     /// length. Returns once its last fragment is in the controller; fails at once with
-    /// ``L2CAPError/disconnected(reason:)`` if the link ends first.
+    /// ``L2CAPError/disconnected(reason:)`` if the link ends first, and with
+    /// ``L2CAPError/outgoingQueueFull(queuedPDUs:queuedBytes:)`` when the connection
+    /// already holds ``OutgoingLimit`` worth of the host's PDUs (the controller is not
+    /// returning credits): wait for earlier sends before trying again.
     ///
     /// There is no deadline here on purpose: the wait ends with the credit, the link or the
     /// transport, and the protocols above (ATT, SMP) bound their transactions with their
     /// own 30 s timers.
     public func send(_ payload: [UInt8], cid channel: ChannelIdentifier, connection handle: UInt16) async throws(L2CAPError) {
         let result: Result<Void, L2CAPError> = await withCheckedContinuation { continuation in
-            enqueue(BasicFrame(channelID: channel, payload: payload), handle: handle) { continuation.resume(returning: $0) }
+            enqueue(BasicFrame(channelID: channel, payload: payload), origin: .host, handle: handle) { continuation.resume(returning: $0) }
         }
         try result.get()
     }
 
-    /// Queues a frame without waiting; `completion` (if any) reports the outcome.
-    func enqueue(_ frame: BasicFrame, handle: UInt16, completion: OutgoingPDU.Completion?) {
-        let failure = state.withLock { enqueueLocked(frame, handle: handle, completion: completion, state: &$0) }
-        if let failure { completion?(.failure(failure)) }
+    /// Queues a frame without waiting; `completion` (if any) reports the outcome. An
+    /// answer dropped at its bound reports nothing: it was counted, and the peer's own
+    /// timer deals with the missing answer.
+    func enqueue(_ frame: BasicFrame, origin: OutgoingOrigin = .host, handle: UInt16, completion: OutgoingPDU.Completion?) {
+        let outcome = state.withLock { enqueueLocked(frame, origin: origin, handle: handle, completion: completion, state: &$0) }
+        if case let .refused(error) = outcome { completion?(.failure(error)) }
     }
 
     /// Queues a frame while the lock is held (so signaling answers keep the order of the
-    /// commands they answer) and starts the pump if it is idle. Returns why it could not.
-    func enqueueLocked(_ frame: BasicFrame, handle: UInt16, completion: OutgoingPDU.Completion?, state: inout State) -> L2CAPError? {
+    /// commands they answer) and starts the pump if it is idle.
+    func enqueueLocked(_ frame: BasicFrame, origin: OutgoingOrigin, handle: UInt16, completion: OutgoingPDU.Completion?, state: inout State) -> EnqueueOutcome {
         guard frame.payload.count <= BasicFrame.maximumPayloadLength else {
-            return .payloadTooLarge(size: frame.payload.count, maximum: BasicFrame.maximumPayloadLength)
+            return .refused(.payloadTooLarge(size: frame.payload.count, maximum: BasicFrame.maximumPayloadLength))
         }
-        guard state.connections[handle] != nil else { return .unknownConnection(handle: handle) }
+        // Asked in place: a copy of the queue kept alive here would make the append below
+        // copy the whole queue.
+        guard let admitted = state.connections[handle]?.outgoing.admits(origin, payloadBytes: frame.payload.count, under: configuration.outgoingLimit) else {
+            return .refused(.unknownConnection(handle: handle))
+        }
+        guard admitted else {
+            switch origin {
+            case .answer:
+                state.statistics.answersDroppedForFullQueue += 1
+                return .answerDropped
+            case .host:
+                state.statistics.sendsRefusedForFullQueue += 1
+                let queued = state.connections[handle]?.outgoing
+                return .refused(.outgoingQueueFull(queuedPDUs: queued?.hostPDUs ?? 0, queuedBytes: queued?.hostBytes ?? 0))
+            }
+        }
         // The driver's lock is never held while it calls into L2CAP, so taking it here
         // cannot deadlock.
-        guard let length = controller.info?.aclBuffer.packetLength, length > 0 else { return .controllerNotReady }
+        guard let length = controller.info?.aclBuffer.packetLength, length > 0 else { return .refused(.controllerNotReady) }
         let fragments = ACLFragmentation.fragments(of: frame, connectionHandle: handle, maximumLength: length)
         let id = state.makeID()
-        state.connections[handle]?.outgoing.append(OutgoingPDU(id: id, fragments: fragments, completion: completion))
+        state.connections[handle]?.outgoing.append(OutgoingPDU(
+            id: id, fragments: fragments, origin: origin, payloadBytes: frame.payload.count, completion: completion))
         if !state.readyOrder.contains(handle) { state.readyOrder.append(handle) }
         if !state.pumpRunning {
             state.pumpRunning = true
             // Created under the lock but runs later, on its own: it takes the lock itself.
             Task { await self.pump() }
         }
-        return nil
+        return .queued
     }
 
     /// The one sender: runs while any connection has fragments, then stops.
@@ -65,7 +86,7 @@ extension ChannelManager {
             let completion: OutgoingPDU.Completion? = state.withLock { state in
                 // Back of the line only now, so a connection that became ready while this
                 // fragment waited for its credit is served before this one's next fragment.
-                if state.connections[next.handle]?.hasUnsentFragments == true, !state.readyOrder.contains(next.handle) {
+                if state.connections[next.handle]?.outgoing.hasUnsentFragments == true, !state.readyOrder.contains(next.handle) {
                     state.readyOrder.append(next.handle)
                 }
                 // The link may have ended (or its handle been reused) meanwhile: then the
@@ -73,8 +94,7 @@ extension ChannelManager {
                 guard let head = state.connections[next.handle]?.outgoing.first, head.id == next.pduID,
                       !head.hasUnsentFragments
                 else { return nil }
-                state.connections[next.handle]?.outgoing.removeFirst()
-                return head.completion
+                return state.connections[next.handle]?.outgoing.removeFirst().completion
             }
             completion?(.success(()))
         }
@@ -84,13 +104,8 @@ extension ChannelManager {
         state.withLock { state in
             while !state.readyOrder.isEmpty {
                 let handle = state.readyOrder.removeFirst()
-                guard let connection = state.connections[handle],
-                      let index = connection.outgoing.firstIndex(where: \.hasUnsentFragments)
-                else { continue }
-                let pdu = connection.outgoing[index]
-                let packet = pdu.fragments[pdu.nextFragment]
-                state.connections[handle]?.outgoing[index].nextFragment += 1
-                return (handle, pdu.id, packet)
+                guard let next = state.connections[handle]?.outgoing.takeNextFragment() else { continue }
+                return (handle, next.pduID, next.packet)
             }
             state.pumpRunning = false
             return nil
@@ -102,8 +117,7 @@ extension ChannelManager {
         let completions: [OutgoingPDU.Completion] = state.withLock { state in
             var completions: [OutgoingPDU.Completion] = []
             for handle in state.connections.keys {
-                completions += state.connections[handle]?.outgoing.compactMap(\.completion) ?? []
-                state.connections[handle]?.outgoing = []
+                completions += state.connections[handle]?.outgoing.removeAll() ?? []
             }
             state.readyOrder = []
             state.pumpRunning = false

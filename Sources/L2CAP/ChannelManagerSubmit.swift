@@ -4,12 +4,19 @@
 // calls could not promise.
 extension ChannelManager {
     /// Queues one SDU on `channel` and returns at once; `completion`, if given, learns
-    /// when its last fragment is in the controller or why it never will be.
+    /// when its last fragment is in the controller or why it never will be. Throws, and
+    /// never calls `completion`, when the PDU cannot be queued at all: an unknown
+    /// connection, or the host's own PDU at the connection's ``OutgoingLimit``
+    /// (``L2CAPError/outgoingQueueFull(queuedPDUs:queuedBytes:)``), so a caller can hold
+    /// back at once. An answer to the peer (`origin` `.answer`) at its bound is dropped and
+    /// counted instead; its completion is never called.
     public func submit(
-        _ payload: [UInt8], cid channel: ChannelIdentifier, connection handle: UInt16,
+        _ payload: [UInt8], cid channel: ChannelIdentifier, connection handle: UInt16, origin: OutgoingOrigin = .host,
         completion: (@Sendable (Result<Void, L2CAPError>) -> Void)? = nil
-    ) {
-        enqueue(BasicFrame(channelID: channel, payload: payload), handle: handle, completion: completion)
+    ) throws(L2CAPError) {
+        let frame = BasicFrame(channelID: channel, payload: payload)
+        let outcome = state.withLock { enqueueLocked(frame, origin: origin, handle: handle, completion: completion, state: &$0) }
+        if case let .refused(error) = outcome { throw error }
     }
 }
 
@@ -21,14 +28,7 @@ extension ChannelManager {
     public func waitUntilSent(connection handle: UInt16) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let queued: Bool = state.withLock { state in
-                guard let last = state.connections[handle]?.outgoing.indices.last else { return false }
-                // The last PDU's outcome stands for all before it: one queue, sent in order.
-                let previous = state.connections[handle]?.outgoing[last].completion
-                state.connections[handle]?.outgoing[last].completion = { result in
-                    previous?(result)
-                    continuation.resume()
-                }
-                return true
+                state.connections[handle]?.outgoing.chainToLast { _ in continuation.resume() } ?? false
             }
             if !queued { continuation.resume() }
         }

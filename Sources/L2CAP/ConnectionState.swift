@@ -1,19 +1,5 @@
 import HCI
 
-/// One queued outgoing B-frame, already fragmented. It stays at the head of its
-/// connection's queue until its last fragment is in the controller, so a disconnection
-/// fails it even mid-PDU.
-struct OutgoingPDU: Sendable {
-    typealias Completion = @Sendable (Result<Void, L2CAPError>) -> Void
-
-    let id: UInt64
-    let fragments: [ACLDataPacket]
-    var nextFragment = 0
-    var completion: Completion?
-
-    var hasUnsentFragments: Bool { nextFragment < fragments.count }
-}
-
 /// A signaling request of ours awaiting the peer's answer.
 struct PendingSignalingRequest: Sendable {
     let continuation: CheckedContinuation<Result<Void, L2CAPError>, Never>
@@ -37,8 +23,14 @@ struct ConnectionState: Sendable {
     /// Channels whose early SDUs are being handed over: new ones queue behind them.
     var draining: Set<ChannelIdentifier> = []
     static let maximumEarlySDUs = 4
-    var outgoing: [OutgoingPDU] = []
+    /// SDUs that may queue behind early ones while a slow first handler takes them: the
+    /// peer decides how many come meanwhile. Past this they are dropped and counted.
+    static let maximumHandOverBacklog = 64
+    var outgoing = OutgoingQueue()
     var pendingRequests: [UInt8: PendingSignalingRequest] = [:]
+    /// We accepted a peer's connection parameter update and the controller has not yet
+    /// answered our LE Connection Update: further requests are rejected meanwhile.
+    var updatingConnection = false
     private var lastIdentifier: UInt8 = 0
 
     init(info: L2CAPConnection, serial: UInt64, maximumPayload: [ChannelIdentifier: Int]) {
@@ -46,8 +38,6 @@ struct ConnectionState: Sendable {
         self.serial = serial
         self.reassembler = ACLReassembler(maximumPayload: maximumPayload)
     }
-
-    var hasUnsentFragments: Bool { outgoing.contains { $0.hasUnsentFragments } }
 
     /// The next signaling identifier: never 0x00 (illegal), never one still awaiting an
     /// answer. Nil only if all 255 are pending.

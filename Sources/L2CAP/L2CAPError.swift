@@ -30,6 +30,10 @@ public enum L2CAPError: Error, Sendable, Equatable, CustomStringConvertible {
     case signalingTimeout(milliseconds: Int)
     /// All 255 signaling identifiers of the connection are awaiting answers.
     case tooManyPendingRequests
+    /// The connection already holds its ``OutgoingLimit`` of the host's PDUs: the
+    /// controller has not returned ACL credits for them (the peer is not acknowledging,
+    /// or the controller is stuck). Back-pressure: send again once earlier sends finished.
+    case outgoingQueueFull(queuedPDUs: Int, queuedBytes: Int)
 
     public var description: String {
         switch self {
@@ -57,6 +61,8 @@ public enum L2CAPError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the peer did not answer the signaling request within \(milliseconds) ms"
         case .tooManyPendingRequests:
             return "255 signaling requests are already awaiting answers on this connection: wait for them"
+        case let .outgoingQueueFull(pdus, bytes):
+            return "the controller has not returned ACL credits for the \(pdus) PDUs (\(bytes) bytes) already queued on this connection: wait for earlier sends to finish before sending more"
         }
     }
 }

@@ -13,6 +13,9 @@ public struct L2CAPStatistics: Sendable, Equatable {
     public var unknownConnectionFragments = 0
     /// Whole PDUs for a fixed channel nobody registered a handler for.
     public var unhandledChannelPDUs = 0
+    /// SDUs dropped because 64 were already queued behind the early SDUs a channel's first
+    /// handler was still being handed.
+    public var handOverBacklogDrops = 0
 
     // Signaling.
     /// Commands that did not decode (short, or a length field that disagrees).
@@ -24,8 +27,18 @@ public struct L2CAPStatistics: Sendable, Equatable {
     public var commandRejectsSent = 0
     public var connectionParameterUpdatesAccepted = 0
     public var connectionParameterUpdatesRejected = 0
+    /// Valid requests answered "rejected" because our LE Connection Update for an earlier
+    /// one was still waiting for the controller.
+    public var connectionParameterUpdatesRefusedWhileUpdating = 0
     /// LE Connection Update commands the controller refused after we accepted a request.
     public var connectionUpdateCommandFailures = 0
+
+    // Outgoing bound (``OutgoingLimit``), reached only while the controller withholds credits.
+    /// Answers the peer provoked (signaling responses and rejects, ATT confirmations and
+    /// responses) dropped because the connection already had its limit of answers queued.
+    public var answersDroppedForFullQueue = 0
+    /// The host's own sends refused with ``L2CAPError/outgoingQueueFull(queuedPDUs:queuedBytes:)``.
+    public var sendsRefusedForFullQueue = 0
 
     public init() {}
 
@@ -45,7 +58,7 @@ public struct L2CAPStatistics: Sendable, Equatable {
     public var totalDrops: Int {
         broadcastFragments + completePacketBoundaryFragments + unexpectedContinuations + interruptedPDUs
             + oversizedPDUs + unsupportedChannelPDUs + overlongPDUs + unknownConnectionFragments
-            + unhandledChannelPDUs + malformedSignalingCommands + zeroIdentifierCommands
+            + unhandledChannelPDUs + handOverBacklogDrops + malformedSignalingCommands + zeroIdentifierCommands
             + unexpectedSignalingResponses
     }
 }

@@ -77,35 +77,53 @@ extension ChannelManager {
             return
         }
         // Invalid parameters are refused before the policy sees them.
-        let accepted = request.isValid && configuration.connectionParameterUpdatePolicy(connection, request)
-        let response = SignalingCommand(
-            identifier: command.identifier,
-            ConnectionParameterUpdateResponse(result: accepted ? .accepted : .rejected)
-        )
-        // The response goes first (4.20: the central answers, then starts the update); the
-        // command follows once the response is in the controller.
-        let update: OutgoingPDU.Completion? = accepted ? updateConnection(handle: handle, to: request) : nil
+        let wanted = request.isValid && configuration.connectionParameterUpdatePolicy(connection, request)
         state.withLock { state in
+            guard let serial = state.connections[handle]?.serial else { return }
+            // One update at a time per connection: each acceptance costs an HCI command
+            // (and a task), and a peer repeating its request must not queue them faster than
+            // the controller takes them.
+            let busy = wanted && state.connections[handle]?.updatingConnection == true
+            let accepted = wanted && !busy
+            let response = SignalingCommand(
+                identifier: command.identifier,
+                ConnectionParameterUpdateResponse(result: accepted ? .accepted : .rejected)
+            )
+            // The response goes first (4.20: the central answers, then starts the update);
+            // the command follows once the response is in the controller.
+            let update: OutgoingPDU.Completion? = accepted ? updateConnection(handle: handle, serial: serial, to: request) : nil
+            // Not queued means the link is gone or the answer met its bound (counted there):
+            // either way no update follows, so none is counted as decided.
+            guard enqueueLocked(BasicFrame(channelID: .leSignaling, payload: response.encode()), origin: .answer, handle: handle, completion: update, state: &state) == .queued else { return }
             if accepted {
+                state.connections[handle]?.updatingConnection = true
                 state.statistics.connectionParameterUpdatesAccepted += 1
+            } else if busy {
+                state.statistics.connectionParameterUpdatesRefusedWhileUpdating += 1
             } else {
                 state.statistics.connectionParameterUpdatesRejected += 1
             }
-            // A failure here means the link is already gone: nothing to answer.
-            _ = enqueueLocked(BasicFrame(channelID: .leSignaling, payload: response.encode()), handle: handle, completion: update, state: &state)
         }
     }
 
-    /// Issues HCI LE Connection Update once the accepting response has been sent.
-    private func updateConnection(handle: UInt16, to request: ConnectionParameterUpdateRequest) -> OutgoingPDU.Completion {
+    /// Issues HCI LE Connection Update once the accepting response has been sent; the
+    /// connection takes another request once the controller has answered the command.
+    private func updateConnection(handle: UInt16, serial: UInt64, to request: ConnectionParameterUpdateRequest) -> OutgoingPDU.Completion {
         let command = LEConnectionUpdate(connectionHandle: handle, connectionParameters: request.connectionParameters)
         return { [weak self] result in
             guard case .success = result, let self else { return }
             Task {
+                let failed: Bool
                 do {
                     try await self.controller.send(command)
+                    failed = false
                 } catch {
-                    self.state.withLock { $0.statistics.connectionUpdateCommandFailures += 1 }
+                    failed = true
+                }
+                self.state.withLock { state in
+                    if failed { state.statistics.connectionUpdateCommandFailures += 1 }
+                    // A new connection on the same handle has its own flag.
+                    if state.connections[handle]?.serial == serial { state.connections[handle]?.updatingConnection = false }
                 }
             }
         }
@@ -121,9 +139,10 @@ extension ChannelManager {
     }
 
     func reject(_ reason: CommandReject, identifier: UInt8, handle: UInt16, state: inout State) {
-        state.statistics.commandRejectsSent += 1
         let command = SignalingCommand(identifier: identifier, reason)
-        _ = enqueueLocked(BasicFrame(channelID: .leSignaling, payload: command.encode()), handle: handle, completion: nil, state: &state)
+        if enqueueLocked(BasicFrame(channelID: .leSignaling, payload: command.encode()), origin: .answer, handle: handle, completion: nil, state: &state) == .queued {
+            state.statistics.commandRejectsSent += 1
+        }
     }
 
     /// Resolves one of our pending requests. `serial` pins a timer to the connection that
@@ -177,7 +196,7 @@ extension ChannelManager {
                         self?.answer(identifier: identifier, handle: handle, serial: serial, result: .failure(error))
                     }
                 }
-                if let failure = enqueueLocked(BasicFrame(channelID: .leSignaling, payload: command.encode()), handle: handle, completion: sent, state: &state) {
+                if case let .refused(failure) = enqueueLocked(BasicFrame(channelID: .leSignaling, payload: command.encode()), origin: .host, handle: handle, completion: sent, state: &state) {
                     timer.cancel()
                     state.connections[handle]?.pendingRequests[identifier] = nil
                     return failure

@@ -1,8 +1,7 @@
 @testable import ATT
 import BluetoothCore
 import HCI
-import L2CAP
-import Synchronization
+@testable import L2CAP
 import Testing
 import TestSupport
 
@@ -84,5 +83,43 @@ import TestSupport
         }
         #expect(reason == .remoteUserTerminatedConnection)
         #expect(throws: ATTBearerError.self) { try bearer.send([0x0A, 0x03, 0x00]) }
+    }
+
+    /// A peer floods indications while the controller holds every credit (it stopped
+    /// reporting completed packets): the confirmations are answers the peer provoked, so
+    /// beyond L2CAP's answer bound they are dropped and counted, and the bearer stays up.
+    @Test func confirmationsOfAnIndicationFloodWhileCreditsAreWithheldAreBounded() async throws {
+        let harness = try await L2CAPHarness.make(aclCount: 4)
+        await harness.connect(Self.handle)
+        let client = ATTClient(bearer: L2CAPBearer(manager: harness.manager, connection: Self.handle))
+        let indication = ACLDataPacket(connectionHandle: Self.handle, packetBoundary: .firstFlushable,
+                                       data: BasicFrame(channelID: .attributeProtocol, payload: [0x1D, 0x03, 0x00, 0x01]).encode())
+        for _ in 0..<60 { await harness.inject(Array(repeating: indication, count: 5_000)) }
+        // The controller's four buffers took the first four confirmations.
+        for _ in 0..<4 { _ = try await harness.log.nextACL() }
+        let queued = harness.manager.state.withLock { $0.connections[Self.handle]?.outgoing.count ?? 0 }
+        #expect(queued == ChannelManager.Configuration().outgoingLimit.answers)
+        #expect(harness.manager.statistics.answersDroppedForFullQueue == 300_000 - 4 - queued)
+        #expect(client.closedReason == nil)
+        #expect(client.statistics.indicationsConfirmed == 300_000)
+    }
+
+    /// The host's own PDUs meeting L2CAP's bound (the controller kept every earlier one
+    /// without returning a credit) end the bearer with a reason that says so.
+    @Test func writeCommandsPastL2CAPsHostBoundEndTheBearerWithTheReason() async throws {
+        let limit = OutgoingLimit(hostPDUs: 8, hostBytes: 10_000, answers: 2)
+        let harness = try await L2CAPHarness.make(aclCount: 1, configuration: .init(outgoingLimit: limit))
+        await harness.connect(Self.handle)
+        let client = ATTClient(bearer: L2CAPBearer(manager: harness.manager, connection: Self.handle))
+        let write = ATTPDU.writeCommand(.init(attributeHandle: 0x0003, attributeValue: [1]))
+        try client.sendCommand(write)
+        _ = try await harness.log.nextACL() // in the controller's only buffer
+        for _ in 0..<8 { try client.sendCommand(write) }
+        #expect(client.closedReason == nil)
+        let refused = await attError { () throws(ATTError) in try client.sendCommand(write) }
+        let reason = ATTBearerError.failed("\(L2CAPError.outgoingQueueFull(queuedPDUs: 8, queuedBytes: 32))")
+        #expect(refused == .bearerClosed(reason))
+        #expect(client.closedReason == reason)
+        #expect(harness.manager.statistics.sendsRefusedForFullQueue == 1)
     }
 }

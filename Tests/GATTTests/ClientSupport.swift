@@ -1,7 +1,6 @@
 import ATT
 import BluetoothCore
 import GATT
-import Synchronization
 import TestSupport
 
 /// A GATT client over a scripted ATT server (BlueZ unit/test-gatt.c style).

@@ -1,7 +1,6 @@
 import BluetoothCore
 @testable import HCI
 import HCITransport
-import Synchronization
 import Testing
 import TestSupport
 

@@ -193,6 +193,26 @@ import TestSupport
         #expect(bench.connector.connection(handle: 0x0042) === connection)
     }
 
+    /// Centrals keep connecting while nobody reads the incoming stream: past its buffer a
+    /// connection would be a live link nobody will ever serve, so it is disconnected
+    /// (reason 0x14, low resources) and counted instead of being kept or forgotten.
+    @Test func incomingConnectionsPastTheStreamBufferAreDisconnected() async throws {
+        let bench = try await ConnectionBench.start()
+        let incoming = bench.connector.incomingConnections()
+        let central = DeviceAddress(BluetoothAddress(0xF00D_0000_0001), type: .public)
+        let limit = Connector.incomingConnectionBufferLimit
+        for handle in 1...UInt16(limit + 1) {
+            bench.inject(ConnectionBench.legacyComplete(handle: handle, role: .peripheral, peer: central))
+        }
+        // The newest is the one refused; the ones waiting in the stream stay up.
+        try await waitUntil { bench.sentOpcodes().contains(Disconnect.opcode) }
+        #expect(bench.lastParameters(Disconnect.opcode) == [UInt8(limit + 1), 0x00, 0x14])
+        #expect(bench.sentOpcodes().filter { $0 == Disconnect.opcode }.count == 1)
+        #expect(bench.connector.droppedIncomingConnections == 1)
+        var iterator = incoming.makeAsyncIterator()
+        #expect(await iterator.next()?.handle == 1)
+    }
+
     @Test func aHardwareErrorEndsTheAttemptAndEveryConnection() async throws {
         let bench = try await ConnectionBench.start()
         let connection = try await bench.connected()

@@ -324,6 +324,33 @@ func opcodes(_ packets: [HCIPacket]) -> [HCIOpcode] {
         #expect(controller.statistics.hardwareErrors == 1)
     }
 
+    /// An event stream nobody reads keeps the newest events; the rest are counted.
+    @Test func anEventStreamNobodyReadsCountsWhatItDrops() async throws {
+        let (controller, transport) = try makeController()
+        let events = controller.events(bufferingNewest: 4)
+        // Number Of Completed Packets for an unknown handle: changes nothing else.
+        let event = HCIEvent.numberOfCompletedPackets(.init(completions: [.init(connectionHandle: 0x0EEE, completedPackets: 0)]))
+        transport.inject(Array(repeating: HCIPacket(.event, event.encode()), count: 10))
+        await transport.drain()
+        #expect(controller.statistics.eventStreamDrops == 6)
+        withExtendedLifetime(events) {}
+    }
+
+    /// A controller that reports Hardware Error over and over while nobody reads the status
+    /// stream: the stream keeps only the newest statuses and counts the rest.
+    @Test func aStatusStreamNobodyReadsStaysBoundedUnderAHardwareErrorStorm() async throws {
+        let (controller, transport) = try makeController()
+        try await controller.powerOn()
+        let updates = controller.statusUpdates()
+        let storm = 300
+        transport.inject(Array(repeating: HCIPacket(.event, [0x10, 0x01, 0x42]), count: storm))
+        await transport.drain()
+        // The stream started with ready, then got a recovering per error (and whatever the
+        // bring-ups published meanwhile): all but the newest few were dropped and counted.
+        #expect(controller.statistics.statusUpdatesDropped >= storm + 1 - HCIController.statusBufferLimit)
+        withExtendedLifetime(updates) {}
+    }
+
     @Test func aClosedTransportFailsEverythingPending() async throws {
         let transport = ScriptedTransport()
         let controller = HCIController(transport: transport)

@@ -1,6 +1,5 @@
 import BluetoothCore
 import Glibc
-import Synchronization
 import Testing
 @testable import HCITransport
 

@@ -122,7 +122,7 @@ import TestSupport
         let harness = try await L2CAPHarness.make(aclLength: 27, aclCount: 1)
         await harness.connect(0x40)
         // Two fragments, one credit: the second waits for a completion.
-        harness.manager.submit(Array(repeating: 0xAB, count: 40), cid: .attributeProtocol, connection: 0x40)
+        try harness.manager.submit(Array(repeating: 0xAB, count: 40), cid: .attributeProtocol, connection: 0x40)
         let flushed = Lock(false)
         let waiter = Task {
             await harness.manager.waitUntilSent(connection: 0x40)
@@ -141,7 +141,7 @@ import TestSupport
         await harness.connect(0x40)
         await harness.manager.waitUntilSent(connection: 0x40)
         await harness.manager.waitUntilSent(connection: 0x99)
-        harness.manager.submit(Array(repeating: 1, count: 40), cid: .attributeProtocol, connection: 0x40)
+        try harness.manager.submit(Array(repeating: 1, count: 40), cid: .attributeProtocol, connection: 0x40)
         _ = try await harness.log.nextACL()
         let waiter = Task { await harness.manager.waitUntilSent(connection: 0x40) }
         await harness.disconnect(0x40, reason: .remoteUserTerminatedConnection)

@@ -1,5 +1,5 @@
 import BluetoothCore
-import HCI
+@testable import HCI
 import L2CAP
 import Testing
 import TestSupport
@@ -53,6 +53,36 @@ import TestSupport
         await harness.connect(0x40, role: .central)
         await harness.receiveSignaling(SignalingCommand(identifier: 9, Self.goodRequest), handle: 0x40)
         #expect(try await harness.nextSignaling(handle: 0x40).decode(ConnectionParameterUpdateResponse.self).result == .rejected)
+    }
+
+    /// A peer repeating a valid Connection Parameter Update Request while the controller has
+    /// not yet taken our LE Connection Update: each acceptance would queue one more HCI
+    /// command (and a task), so only one update runs per connection and the rest are
+    /// answered "rejected".
+    @Test func requestsWhileAnUpdateIsUnderwayAreRejectedAndQueueNoCommand() async throws {
+        let harness = try await L2CAPHarness.make(returnsCreditsAtOnce: true)
+        // The controller never answers LE Connection Update, so it stays underway.
+        harness.transport.setResponder { packet in
+            packet.type == .command && packet.bytes.starts(with: [0x13, 0x20]) ? [] : harness.chip.answer(packet)
+        }
+        await harness.connect(0x40, role: .central)
+        // In one batch, well inside the 5 s in which the command would time out, and fewer
+        // than the 32 answers L2CAP queues at once.
+        await harness.inject((1...UInt8(30)).map { identifier in
+            ACLDataPacket(connectionHandle: 0x40, packetBoundary: .firstFlushable, data: BasicFrame(
+                channelID: .leSignaling, payload: SignalingCommand(identifier: identifier, Self.goodRequest).encode()).encode())
+        })
+        var results: [ConnectionParameterUpdateResponse.Result] = []
+        while results.count < 30 {
+            let packet = try await harness.log.next()
+            guard packet.type == .acl else { continue }
+            let frame = try BasicFrame(decoding: try ACLDataPacket(decoding: packet.bytes).data)
+            results.append(try SignalingCommand(decoding: frame.payload).decode(ConnectionParameterUpdateResponse.self).result)
+        }
+        #expect(results.first == .accepted)
+        #expect(results.dropFirst().allSatisfy { $0 == .rejected })
+        #expect(harness.controller.state.withLock { $0.waiting.count + $0.inFlight.count } == 1)
+        #expect(harness.manager.statistics.connectionParameterUpdatesRefusedWhileUpdating == 29)
     }
 
     @Test func aPeripheralRejectsTheRequestAsNotUnderstood() async throws {

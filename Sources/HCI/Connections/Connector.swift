@@ -52,6 +52,7 @@ public final class Connector: Sendable {
         var abandonedAttempt = false
         var expectations = PendingAnswers<Wait, Event, ConnectionError>()
         var incoming: [UInt64: AsyncStream<Connection>.Continuation] = [:]
+        var droppedIncomingConnections = 0
         var nextID: UInt64 = 1
         var subscription: Subscription?
         var statusTask: Task<Void, Never>?
@@ -96,10 +97,21 @@ public final class Connector: Sendable {
         state.withLock { $0.connections[handle] }
     }
 
+    /// How many connections an ``incomingConnections()`` stream holds for a reader that
+    /// falls behind (peers decide how many connect).
+    public static let incomingConnectionBufferLimit = 64
+
+    /// Incoming connections a stream had no room for (counted once per stream).
+    public var droppedIncomingConnections: Int { state.withLock { $0.droppedIncomingConnections } }
+
     /// Connections in which we are the peripheral, as they come up, for as long as the
-    /// stream is iterated. Each stream gets every one; a slow reader keeps the newest 64.
+    /// stream is iterated. Each stream gets every one. A stream holding
+    /// ``incomingConnectionBufferLimit`` unread connections takes no more: the newcomer is
+    /// counted in ``droppedIncomingConnections`` and, when no stream took it, disconnected
+    /// with 0x14 (low resources), since nobody would ever serve it.
     public func incomingConnections() -> AsyncStream<Connection> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Connection.self, bufferingPolicy: .bufferingNewest(64))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: Connection.self, bufferingPolicy: .bufferingOldest(Self.incomingConnectionBufferLimit))
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             state.incoming[state.nextID] = continuation

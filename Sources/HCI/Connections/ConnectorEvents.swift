@@ -106,7 +106,17 @@ extension Connector {
         guard let connection else { return }
         switch route {
         case .incoming:
-            for stream in streams { stream.yield(connection) }
+            var dropped = 0
+            for stream in streams {
+                if case .dropped = stream.yield(connection) { dropped += 1 }
+            }
+            guard dropped > 0 else { return }
+            state.withLock { $0.droppedIncomingConnections += dropped }
+            // No reader will ever see it: a link left up would hold a controller slot and
+            // the peer with nobody serving it, so it ends at once.
+            if dropped == streams.count {
+                Task { try? await connection.disconnect(reason: .remoteDeviceTerminatedConnectionDueToLowResources) }
+            }
         case .abandoned:
             // The attempt whose cancel was never confirmed came up after all; nobody wants it.
             Task { try? await connection.disconnect() }

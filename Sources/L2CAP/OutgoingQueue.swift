@@ -1,0 +1,129 @@
+import HCI
+
+/// Who a queued PDU is for, which decides what happens when a connection's queue is full.
+public enum OutgoingOrigin: Sendable, Hashable {
+    /// The host's own PDU (a request, a command, a notification): refused with
+    /// ``L2CAPError/outgoingQueueFull(queuedPDUs:queuedBytes:)`` when the connection is at
+    /// its bound, so the caller learns to wait.
+    case host
+    /// An answer the peer provoked (a signaling response or Command Reject, an ATT
+    /// confirmation or response): dropped and counted in
+    /// ``L2CAPStatistics/answersDroppedForFullQueue`` when the connection's answers are at
+    /// their bound, because the peer, not the host, decides how many there are.
+    case answer
+}
+
+/// How much one connection may have queued for the controller. Reached only when the
+/// controller stops returning ACL credits (the peer stopped acknowledging our link-layer
+/// packets, or the controller is wedged) while PDUs keep coming.
+public struct OutgoingLimit: Sendable, Equatable {
+    /// The host's own PDUs. 256 is eight times what a GATT server's burst of notifications
+    /// or a long write's prepared writes keep queued at once.
+    public var hostPDUs: Int
+    /// The host's own payload bytes: 256 full 251-byte packets. A PDU is always admitted
+    /// into a queue holding none of the host's, whatever its size.
+    public var hostBytes: Int
+    /// Answers to the peer. A peer that waits for its answers (as ATT and L2CAP signaling
+    /// require) has one or two outstanding; the rest of a flood is dropped.
+    public var answers: Int
+
+    public init(hostPDUs: Int = 256, hostBytes: Int = 65_536, answers: Int = 32) {
+        self.hostPDUs = hostPDUs
+        self.hostBytes = hostBytes
+        self.answers = answers
+    }
+}
+
+/// What became of a frame offered to a connection's queue.
+enum EnqueueOutcome: Sendable, Equatable {
+    case queued
+    /// An answer met its bound; it was counted.
+    case answerDropped
+    case refused(L2CAPError)
+}
+
+/// One queued outgoing B-frame, already fragmented. It stays at the head of its
+/// connection's queue until its last fragment is in the controller, so a disconnection
+/// fails it even mid-PDU.
+struct OutgoingPDU: Sendable {
+    typealias Completion = @Sendable (Result<Void, L2CAPError>) -> Void
+
+    let id: UInt64
+    let fragments: [ACLDataPacket]
+    let origin: OutgoingOrigin
+    let payloadBytes: Int
+    var nextFragment = 0
+    var completion: Completion?
+
+    var hasUnsentFragments: Bool { nextFragment < fragments.count }
+}
+
+/// One connection's PDUs for the controller, in order, with the counts its bound needs
+/// kept as PDUs come and go (a flood makes counting by scanning too slow).
+struct OutgoingQueue: Sendable {
+    private(set) var pdus: [OutgoingPDU] = []
+    private(set) var hostPDUs = 0
+    private(set) var hostBytes = 0
+    private(set) var answers = 0
+
+    var count: Int { pdus.count }
+    var first: OutgoingPDU? { pdus.first }
+    var hasUnsentFragments: Bool { pdus.contains { $0.hasUnsentFragments } }
+
+    /// Whether a PDU of `origin` and `payloadBytes` fits under `limit`.
+    func admits(_ origin: OutgoingOrigin, payloadBytes: Int, under limit: OutgoingLimit) -> Bool {
+        switch origin {
+        case .answer:
+            return answers < limit.answers
+        case .host:
+            return hostPDUs == 0 || (hostPDUs < limit.hostPDUs && hostBytes + payloadBytes <= limit.hostBytes)
+        }
+    }
+
+    mutating func append(_ pdu: OutgoingPDU) {
+        pdus.append(pdu)
+        adjust(for: pdu, by: 1)
+    }
+
+    mutating func removeFirst() -> OutgoingPDU {
+        let pdu = pdus.removeFirst()
+        adjust(for: pdu, by: -1)
+        return pdu
+    }
+
+    /// Empties the queue, returning what must learn that its PDU will never be sent.
+    mutating func removeAll() -> [OutgoingPDU.Completion] {
+        defer { self = OutgoingQueue() }
+        return pdus.compactMap(\.completion)
+    }
+
+    /// The next fragment to hand the driver, marked as handed.
+    mutating func takeNextFragment() -> (pduID: UInt64, packet: ACLDataPacket)? {
+        guard let index = pdus.firstIndex(where: \.hasUnsentFragments) else { return nil }
+        let pdu = pdus[index]
+        pdus[index].nextFragment += 1
+        return (pdu.id, pdu.fragments[pdu.nextFragment])
+    }
+
+    /// Adds `completion` to the last PDU's, which stands for all before it (one queue, sent
+    /// in order). False when the queue is empty.
+    mutating func chainToLast(_ completion: @escaping OutgoingPDU.Completion) -> Bool {
+        guard let last = pdus.indices.last else { return false }
+        let previous = pdus[last].completion
+        pdus[last].completion = { result in
+            previous?(result)
+            completion(result)
+        }
+        return true
+    }
+
+    private mutating func adjust(for pdu: OutgoingPDU, by sign: Int) {
+        switch pdu.origin {
+        case .answer:
+            answers += sign
+        case .host:
+            hostPDUs += sign
+            hostBytes += sign * pdu.payloadBytes
+        }
+    }
+}
