@@ -1,5 +1,6 @@
 import BluetoothCore
 import HCI
+import HCITransport
 import L2CAP
 @testable import SMP
 import Testing
@@ -137,5 +138,25 @@ struct SecurityManagerDeadlineTests {
         #expect(record.trackedPeers <= RepeatedAttempts.defaultCapacity)
         // The latest failures are the ones remembered.
         #expect(record.remainingWait(BluetoothAddress(100_000), at: start + .milliseconds(100_000)) != nil)
+    }
+}
+
+@Suite("SMP driver: waiting for encryption")
+struct SecurityManagerEncryptionWaitTests {
+    @Test("a controller that accepts LE Enable Encryption and never reports the change: the pairing deadline names the wait")
+    func encryptionNeverCompletes() async throws {
+        let link = try await SMPLink.make(role: .central)
+        let chip = link.harness.chip
+        link.harness.transport.setResponder { packet in
+            guard packet.type == .command, packet.bytes.count >= 2,
+                  UInt16(packet.bytes[0]) | UInt16(packet.bytes[1]) << 8 == LEEnableEncryption.opcode.rawValue else { return chip.answer(packet) }
+            let status = HCIEvent.commandStatus(HCIEvent.CommandStatus(status: .success, numHCICommandPackets: 1, opcode: LEEnableEncryption.opcode))
+            return [HCIPacket(.event, status.encode())]
+        }
+        let manager = try link.manager(smpTimeout: .seconds(3), pairingDeadline: .seconds(1))
+        let peer = link.slowPeer(role: .responder, configuration: PairingConfiguration(), delay: .zero)
+        defer { peer.cancel() }
+        let error = try await withDeadline("pair() with encryption never completing", seconds: 5) { await pairingError { try await manager.pair() } }
+        #expect(error == .deadlineExceeded(.encryption, after: .seconds(1)))
     }
 }
