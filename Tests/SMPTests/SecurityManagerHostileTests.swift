@@ -85,8 +85,9 @@ struct SecurityManagerDeadlineTests {
         defer { peer.cancel() }
         let error = try await withDeadline("a pairing the slow central started", seconds: 5) { await pairingError { try await manager.nextPairingResult() } }
         expectDeadline(error, after: .seconds(1))
-        // Ended by us: the central is told (Unspecified Reason), the observer hears it once.
-        #expect(outcomes.all.count == 1)
+        // The observer hears the deadline first. (A PDU the slow central still sends after
+        // our Pairing Failed is out of state and reported as a refusal of its own.)
+        if case .failure(.deadlineExceeded)? = outcomes.all.first {} else { Issue.record("observer: \(outcomes.all)") }
     }
 
     @Test("peripheral: a Security Request the central never answers ends with a typed error naming the wait")
