@@ -53,7 +53,7 @@ public final class SecurityManager: Sendable {
         case finish(Result<PairingKeys, PairingError>)
     }
 
-    private struct State: Sendable {
+    struct State: Sendable {
         var machine: PairingMachine
         var waiters: [UInt64: CheckedContinuation<Result<PairingKeys, PairingError>, Never>] = [:]
         var nextWaiter: UInt64 = 1
@@ -69,16 +69,7 @@ public final class SecurityManager: Sendable {
         var droppedPeerPDUs = 0
     }
 
-    private enum TimerKind: Sendable, Hashable {
-        case smp, deadline
-    }
-
-    private struct ArmedTimer: Sendable {
-        let id: UInt64
-        let task: Task<Void, Never>
-    }
-
-    private let state: Mutex<State>
+    let state: Mutex<State>
     private let work: AsyncStream<Work>.Continuation
     private let worker: Mutex<Task<Void, Never>?> = Mutex(nil)
 
@@ -256,67 +247,6 @@ public final class SecurityManager: Sendable {
         attempts?.withLock { $0.remainingWait(connection.peer.address, at: .now) }
     }
 
-    /// Waits for the running (or, with `starting`, a new) pairing to end. Cancelling the
-    /// task returns ``PairingError/cancelled`` at once; when `starting` and nobody else
-    /// waits, the pairing is ended too (the caller who wanted it gave up).
-    private func waitForPairing(starting: Bool) async throws(PairingError) -> PairingKeys {
-        // Waiting for the peer to start (our Security Request, or nextPairingResult) is
-        // bounded by the SMP timeout (Vol 3 Part H 3.4: reset when we queue an SMP PDU);
-        // a running pairing by its timers.
-        let peerDeadline = connection.role == .peripheral || !starting ? smpTimeout : nil
-        let id = state.withLock { state in
-            defer { state.nextWaiter += 1 }
-            return state.nextWaiter
-        }
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<PairingKeys, PairingError>, Never>) in
-                let (actions, early): ([PairingAction], PairingError?) = state.withLock { state in
-                    if let ended = state.ended { return ([], .disconnected(ended)) }
-                    // Checked under the lock the cancellation handler takes: a cancellation
-                    // before this point is seen here, one after it finds the waiter.
-                    if Task.isCancelled { return ([], .cancelled) }
-                    state.waiters[id] = continuation
-                    let actions = starting && !state.machine.isPairing ? queued(state.machine.handle(.pair), &state) : []
-                    return (actions, nil)
-                }
-                if let early {
-                    continuation.resume(returning: .failure(early))
-                    return
-                }
-                execute(actions)
-                if let peerDeadline {
-                    Task { [weak self] in
-                        try? await Task.sleep(for: peerDeadline)
-                        self?.expireWaiter(id, after: peerDeadline)
-                    }
-                }
-            }
-        } onCancel: {
-            cancelWaiter(id, endingPairing: starting)
-        }
-        return try result.get()
-    }
-
-    /// The peer did not start a pairing in time. A pairing that did start is left to its
-    /// own timers (so the wait is bounded by the SMP timeout plus the pairing deadline).
-    private func expireWaiter(_ id: UInt64, after: Duration) {
-        let waiter = state.withLock { state -> CheckedContinuation<Result<PairingKeys, PairingError>, Never>? in
-            guard !state.machine.isPairing else { return nil }
-            return state.waiters.removeValue(forKey: id)
-        }
-        waiter?.resume(returning: .failure(.deadlineExceeded(.peerToStart, after: after)))
-    }
-
-    private func cancelWaiter(_ id: UInt64, endingPairing: Bool) {
-        let (waiter, actions) = state.withLock { state -> (CheckedContinuation<Result<PairingKeys, PairingError>, Never>?, [PairingAction]) in
-            guard let waiter = state.waiters.removeValue(forKey: id) else { return (nil, []) }
-            let actions = endingPairing && state.waiters.isEmpty ? queued(state.machine.handle(.cancel), &state) : []
-            return (waiter, actions)
-        }
-        waiter?.resume(returning: .failure(.cancelled))
-        execute(actions)
-    }
-
     // MARK: Inputs (reader thread or tasks)
 
     private func channelEvent(_ event: ChannelEvent) {
@@ -402,7 +332,7 @@ public final class SecurityManager: Sendable {
     /// machine's lock is still held, so two threads feeding the machine (a PDU and a user's
     /// answer) cannot swap the order of what it produced; the other actions are returned
     /// for ``execute(_:)``.
-    private func queued(_ actions: [PairingAction], _ state: inout State) -> [PairingAction] {
+    func queued(_ actions: [PairingAction], _ state: inout State) -> [PairingAction] {
         actions.filter { action in
             switch action {
             case let .send(pdu):
@@ -426,7 +356,7 @@ public final class SecurityManager: Sendable {
         }
     }
 
-    private func execute(_ actions: [PairingAction]) {
+    func execute(_ actions: [PairingAction]) {
         for action in actions {
             switch action {
             case .send, .startEncryption, .startDeadline, .restartTimer, .stopTimer:
@@ -489,32 +419,6 @@ public final class SecurityManager: Sendable {
             return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume(returning: result) }
-    }
-
-    /// (Re)starts one timer; a replaced or stopped run never fires (its id is gone).
-    private func arm(_ kind: TimerKind, _ state: inout State) {
-        let delay = kind == .smp ? smpTimeout : pairingDeadline
-        let id = state.nextTimer
-        state.nextTimer += 1
-        let task = Task { [weak self] in
-            do { try await Task.sleep(for: delay) } catch { return }
-            self?.timerFired(kind, id: id)
-        }
-        state.timers.updateValue(ArmedTimer(id: id, task: task), forKey: kind)?.task.cancel()
-    }
-
-    private static func stopTimers(_ state: inout State) {
-        for timer in state.timers.values { timer.task.cancel() }
-        state.timers = [:]
-    }
-
-    private func timerFired(_ kind: TimerKind, id: UInt64) {
-        let actions = state.withLock { state -> [PairingAction] in
-            guard state.timers[kind]?.id == id else { return [] }
-            state.timers[kind] = nil
-            return queued(state.machine.handle(kind == .smp ? .timerExpired : .deadlineExpired(after: pairingDeadline)), &state)
-        }
-        execute(actions)
     }
 
     /// Central: the peripheral asked for security. A bond good enough for what it asks
