@@ -112,10 +112,3 @@ struct PairingPair {
 
     var codes: [SMPCode] { air.map(\.1.code) }
 }
-
-extension PairingAction {
-    var isSend: Bool {
-        if case .send = self { return true }
-        return false
-    }
-}

@@ -12,8 +12,8 @@ import ToolSupport
 /// (Passkey Entry Failed, Numeric Comparison Failed) instead of waiting for the peer to
 /// time out, and the message says why.
 struct TerminalPairingDelegate: PairingDelegate {
-    /// Seconds a question waits for an answer. The SMP timer restarts with the PDU that
-    /// made us ask, so an answer given within this still leaves the pairing time to go on.
+    /// Seconds a question waits for an answer. The SMP timer runs from our last PDU before
+    /// the question, so an answer given within this still leaves the pairing time to go on.
     let answerTimeout: Double
     let input: TerminalInput
 

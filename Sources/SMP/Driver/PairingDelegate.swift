@@ -1,7 +1,8 @@
 import BluetoothCore
 
 /// The user's side of pairing. Each call is made on a task of its own; pairing waits for
-/// the answer (within the 30 s SMP timer, which keeps running while the user thinks).
+/// the answer (within the 30 s SMP timer, which keeps running while the user thinks: it
+/// restarts only when we send, and the pairing deadline bounds the whole).
 public protocol PairingDelegate: Sendable {
     /// Show `passkey` (six digits, leading zeros kept) for the user to type on the peer.
     func displayPasskey(_ passkey: UInt32, peer: DeviceAddress) async

@@ -3,8 +3,8 @@ import HCI
 import L2CAP
 
 /// Runs one connection's ``PairingMachine`` over the link: the SMP fixed channel (CID 6)
-/// of L2CAP, LE encryption on the HCI ``Connection``, the 30 s SMP timer, the user's
-/// ``PairingDelegate``, and stored keys for re-encryption.
+/// of L2CAP, LE encryption on the HCI ``Connection``, the 30 s SMP timer and the overall
+/// pairing deadline, the user's ``PairingDelegate``, and stored keys for re-encryption.
 ///
 /// All machine inputs are fed under one lock, on the thread that delivered them (the
 /// transport's reader thread for PDUs and encryption events), so a peer's keys are never
@@ -20,7 +20,23 @@ public final class SecurityManager: Sendable {
     public let connection: Connection
     public let channels: ChannelManager
     public let delegate: (any PairingDelegate)?
+    /// The SMP timer (Core Vol 3 Part H 3.4): a running pairing fails when we queued no
+    /// PDU for this long.
     public let smpTimeout: Duration
+    /// The overall bound of one pairing, in either role, from its start to its end,
+    /// however the peer paces it.
+    public let pairingDeadline: Duration
+
+    public static let defaultSMPTimeout: Duration = .seconds(30)
+    /// Two minutes: a person answering within one SMP timer (30 s) plus 90 s for the rest,
+    /// which is about 90 PDUs at most (Secure Connections passkey entry: 20 rounds of four)
+    /// and takes well under a second per round trip on any usable link.
+    public static let defaultPairingDeadline: Duration = .seconds(120)
+    /// Work items (our PDUs, encryption, a pairing's end) that may wait for the worker: a
+    /// peer PDU that arrives while this many wait is dropped and counted in
+    /// ``droppedPeerPDUs`` (a real pairing never has more than a handful in flight; only a
+    /// flood while L2CAP cannot send gets here, and the timers then end the pairing).
+    public static let workLimit = 64
 
     private let storedBond: BondLookup?
     private let observer: PairingObserver?
@@ -36,19 +52,23 @@ public final class SecurityManager: Sendable {
         case finish(Result<PairingKeys, PairingError>)
     }
 
-    private struct State: Sendable {
+    struct State: Sendable {
         var machine: PairingMachine
         var waiters: [UInt64: CheckedContinuation<Result<PairingKeys, PairingError>, Never>] = [:]
         var nextWaiter: UInt64 = 1
-        var timer: Task<Void, Never>?
+        var timers: [TimerKind: ArmedTimer] = [:]
+        var nextTimer: UInt64 = 1
         var ended: HCIErrorCode?
         /// Set by a re-encryption in progress: its outcome goes to that caller, not to SMP.
         var reencrypting = false
         /// The end of a pairing nobody was waiting for, kept for ``nextPairingResult()``.
         var unclaimed: Result<PairingKeys, PairingError>?
+        /// Items handed to the worker and not yet carried out.
+        var queuedWork = 0
+        var droppedPeerPDUs = 0
     }
 
-    private let state: Lock<State>
+    let state: Lock<State>
     private let work: AsyncStream<Work>.Continuation
     private let worker: Lock<Task<Void, Never>?> = Lock(nil)
 
@@ -62,11 +82,14 @@ public final class SecurityManager: Sendable {
     ///   - storedBond: bonds, for LTK requests as peripheral and Security Requests as central.
     ///   - attempts: the repeated-attempts record shared by all links of a host.
     ///   - observer: told every pairing's end (for storing bonds).
+    ///   - smpTimeout: the SMP timer; the specification's 30 s unless a test shortens it.
+    ///   - pairingDeadline: the overall bound of one pairing (``defaultPairingDeadline``).
     public init(
         connection: Connection, channels: ChannelManager, configuration: PairingConfiguration,
         delegate: (any PairingDelegate)? = nil, localAddress: DeviceAddress? = nil,
         storedBond: BondLookup? = nil, attempts: RepeatedAttemptsRecord? = nil,
-        observer: PairingObserver? = nil, smpTimeout: Duration = .seconds(30),
+        observer: PairingObserver? = nil, smpTimeout: Duration = SecurityManager.defaultSMPTimeout,
+        pairingDeadline: Duration = SecurityManager.defaultPairingDeadline,
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) throws(PairingError) {
         try configuration.validate()
@@ -77,6 +100,7 @@ public final class SecurityManager: Sendable {
         self.attempts = attempts
         self.observer = observer
         self.smpTimeout = smpTimeout
+        self.pairingDeadline = pairingDeadline
         let local = localAddress ?? DeviceAddress(connection.controller.info?.address ?? .zero, type: .public)
         let machine = PairingMachine(
             role: connection.role == .central ? .initiator : .responder, configuration: configuration,
@@ -88,6 +112,7 @@ public final class SecurityManager: Sendable {
             for await item in stream {
                 guard let self else { return }
                 await self.perform(item)
+                self.state.withLock { $0.queuedWork -= 1 }
             }
         } }
         do {
@@ -102,7 +127,7 @@ public final class SecurityManager: Sendable {
     deinit {
         work.finish()
         worker.withLock { $0?.cancel() }
-        state.withLock { $0.timer?.cancel() }
+        state.withLock { Self.stopTimers(&$0) }
     }
 
     /// Detaches from the link (channel handler, LTK provider, encryption handler).
@@ -112,6 +137,12 @@ public final class SecurityManager: Sendable {
         connection.setLongTermKeyProvider(nil)
         work.finish()
     }
+
+    var queuedWork: Int { state.withLock { $0.queuedWork } }
+    /// Peer PDUs dropped unread because ``workLimit`` items were waiting for the worker.
+    public var droppedPeerPDUs: Int { state.withLock { $0.droppedPeerPDUs } }
+    /// Whether a pairing is running on this link.
+    public var isPairing: Bool { state.withLock { $0.machine.isPairing } }
 
     /// The method of the running or last pairing.
     public var method: PairingMethod? { state.withLock { $0.machine.method } }
@@ -127,7 +158,10 @@ public final class SecurityManager: Sendable {
     /// encrypt with a bond, which returns the stored keys).
     ///
     /// Throws ``PairingError``: the peer's or our refusal with its reason, the 30 s
-    /// timeout, a disconnection, or ``PairingError/repeatedAttempts(retryAfter:)``.
+    /// timeout, the pairing deadline (or, as peripheral, the central not answering within
+    /// the SMP timeout), a disconnection, ``PairingError/cancelled`` at once when the
+    /// task is cancelled (a pairing we started is then ended), or
+    /// ``PairingError/repeatedAttempts(retryAfter:)``.
     public func pair() async throws(PairingError) -> PairingKeys {
         if let wait = remainingWait() { throw .repeatedAttempts(retryAfter: wait) }
         if let delegate, let oob = await delegate.outOfBandData(peer: connection.peer) {
@@ -152,12 +186,21 @@ public final class SecurityManager: Sendable {
         guard let key = bond.keyAsCentral else { throw .invalidConfiguration("the bond holds no LTK to encrypt with as central") }
         let minimum = minimumKeySize ?? state.withLock { $0.machine.configuration.effectiveMinimumKeySize }
         guard Int(key.keySize) >= minimum else { throw .keySizeTooSmall(Int(key.keySize), minimum: minimum) }
-        let busy = state.withLock { state in
-            if state.machine.isPairing || state.reencrypting { return true }
+        guard claimReencryption() else { throw .busy }
+        try await reencrypt(key, minimumKeySize: minimum)
+    }
+
+    /// Marks a re-encryption as running unless one or a pairing already is.
+    private func claimReencryption() -> Bool {
+        state.withLock { state in
+            if state.machine.isPairing || state.reencrypting { return false }
             state.reencrypting = true
-            return false
+            return true
         }
-        if busy { throw .busy }
+    }
+
+    /// Runs a claimed re-encryption (see ``claimReencryption()``) and releases the claim.
+    private func reencrypt(_ key: LongTermKey, minimumKeySize minimum: Int) async throws(PairingError) {
         defer { state.withLock { $0.reencrypting = false } }
         do {
             try await connection.enableEncryption(
@@ -170,6 +213,8 @@ public final class SecurityManager: Sendable {
             throw reason == .connectionTerminatedDueToMICFailure ? .reencryptionFailed(reason) : .disconnected(reason)
         } catch let .encryptionKeyTooShort(size, minimum) {
             throw .keySizeTooSmall(size, minimum: minimum)
+        } catch .procedureCancelled {
+            throw .cancelled
         } catch {
             throw .transport("\(error)")
         }
@@ -201,42 +246,6 @@ public final class SecurityManager: Sendable {
         attempts?.withLock { $0.remainingWait(connection.peer.address, at: .now) }
     }
 
-    private func waitForPairing(starting: Bool) async throws(PairingError) -> PairingKeys {
-        // Waiting for the peer to start (our Security Request, or nextPairingResult) has a
-        // deadline too; a running pairing is bounded by the SMP timer.
-        let peerDeadline = connection.role == .peripheral || !starting ? smpTimeout : nil
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<PairingKeys, PairingError>, Never>) in
-            let (id, actions, early): (UInt64, [PairingAction], PairingError?) = state.withLock { state in
-                if let ended = state.ended { return (0, [], .disconnected(ended)) }
-                let id = state.nextWaiter
-                state.nextWaiter += 1
-                state.waiters[id] = continuation
-                let actions = starting && !state.machine.isPairing ? queued(state.machine.handle(.pair)) : []
-                return (id, actions, nil)
-            }
-            if let early {
-                continuation.resume(returning: .failure(early))
-                return
-            }
-            execute(actions)
-            if let peerDeadline {
-                Task { [weak self] in
-                    try? await Task.sleep(for: peerDeadline)
-                    self?.expireWaiter(id)
-                }
-            }
-        }
-        return try result.get()
-    }
-
-    private func expireWaiter(_ id: UInt64) {
-        let waiter = state.withLock { state -> CheckedContinuation<Result<PairingKeys, PairingError>, Never>? in
-            guard !state.machine.isPairing else { return nil }
-            return state.waiters.removeValue(forKey: id)
-        }
-        waiter?.resume(returning: .failure(.timedOut))
-    }
-
     // MARK: Inputs (reader thread or tasks)
 
     private func channelEvent(_ event: ChannelEvent) {
@@ -244,13 +253,13 @@ public final class SecurityManager: Sendable {
         case let .received(bytes):
             feed(.received(bytes))
         case let .disconnected(reason):
-            let (waiters, timer) = state.withLock { state in
+            let waiters = state.withLock { state in
                 state.ended = reason
+                Self.stopTimers(&state)
                 let waiters = Array(state.waiters.values)
                 state.waiters = [:]
-                return (waiters, state.timer)
+                return waiters
             }
-            timer?.cancel()
             work.finish()
             for waiter in waiters { waiter.resume(returning: .failure(.disconnected(reason))) }
         }
@@ -287,7 +296,7 @@ public final class SecurityManager: Sendable {
     private func longTermKey(ediv: UInt16, rand: UInt64) -> [UInt8]? {
         let (pairing, actions) = state.withLock { state in
             let pairing = state.machine.isPairing
-            return (pairing, queued(state.machine.handle(.longTermKeyRequested(encryptedDiversifier: ediv, randomNumber: rand))))
+            return (pairing, queued(state.machine.handle(.longTermKeyRequested(encryptedDiversifier: ediv, randomNumber: rand)), &state))
         }
         var reply: LongTermKey?
         var rest: [PairingAction] = []
@@ -301,27 +310,44 @@ public final class SecurityManager: Sendable {
 
     func feed(_ input: PairingInput) {
         let actions = state.withLock { state -> [PairingAction] in
-            if case .received = input, let attempts {
-                state.machine.repeatedAttemptsBlocked = attempts.withLock { $0.remainingWait(connection.peer.address, at: .now) } != nil
+            if case .received = input {
+                // The bound on what a peer can make us queue (see workLimit).
+                guard state.queuedWork < Self.workLimit else {
+                    state.droppedPeerPDUs += 1
+                    return []
+                }
+                if let attempts {
+                    state.machine.repeatedAttemptsBlocked = attempts.withLock { $0.remainingWait(connection.peer.address, at: .now) } != nil
+                }
             }
-            return queued(state.machine.handle(input))
+            return queued(state.machine.handle(input), &state)
         }
         execute(actions)
     }
 
     // MARK: Actions
 
-    /// Hands PDUs and encryption to the worker while the machine's lock is still held, so
-    /// two threads feeding the machine (a PDU and a user's answer) cannot swap the order of
-    /// what it produced; the other actions are returned for ``execute(_:)``.
-    private func queued(_ actions: [PairingAction]) -> [PairingAction] {
+    /// Hands PDUs and encryption to the worker, and arms or stops the timers, while the
+    /// machine's lock is still held, so two threads feeding the machine (a PDU and a user's
+    /// answer) cannot swap the order of what it produced; the other actions are returned
+    /// for ``execute(_:)``.
+    func queued(_ actions: [PairingAction], _ state: inout State) -> [PairingAction] {
         actions.filter { action in
             switch action {
             case let .send(pdu):
-                work.yield(.send(pdu))
+                enqueue(.send(pdu), &state)
                 return false
             case let .startEncryption(key):
-                work.yield(.encrypt(key))
+                enqueue(.encrypt(key), &state)
+                return false
+            case .startDeadline:
+                arm(.deadline, &state)
+                return false
+            case .restartTimer:
+                arm(.smp, &state)
+                return false
+            case .stopTimer:
+                Self.stopTimers(&state)
                 return false
             default:
                 return true
@@ -329,11 +355,11 @@ public final class SecurityManager: Sendable {
         }
     }
 
-    private func execute(_ actions: [PairingAction]) {
+    func execute(_ actions: [PairingAction]) {
         for action in actions {
             switch action {
-            case .send, .startEncryption:
-                break  // queued under the lock
+            case .send, .startEncryption, .startDeadline, .restartTimer, .stopTimer:
+                break  // done under the lock
             case .replyLongTermKey:
                 break  // answered by longTermKey(ediv:rand:)
             case let .displayPasskey(passkey):
@@ -357,13 +383,6 @@ public final class SecurityManager: Sendable {
                 }
             case let .securityRequested(requirements):
                 securityRequested(requirements)
-            case .restartTimer:
-                restartTimer()
-            case .stopTimer:
-                state.withLock { state in
-                    state.timer?.cancel()
-                    state.timer = nil
-                }
             case let .completed(keys):
                 attempts?.withLock { $0.succeeded(connection.peer.address) }
                 observer?(.success(keys))
@@ -379,46 +398,55 @@ public final class SecurityManager: Sendable {
     /// Resumes the waiters after the worker has sent what was queued before (see
     /// ``Work/finish(_:)``); at once when the worker has stopped (the link ended).
     private func finish(_ result: Result<PairingKeys, PairingError>) {
-        if case .terminated = work.yield(.finish(result)) { resumeWaiters(result) }
+        let taken = state.withLock { enqueue(.finish(result), &$0) }
+        if !taken { resumeWaiters(result) }
+    }
+
+    /// Hands `item` to the worker; false when the worker has stopped (the link ended).
+    @discardableResult
+    private func enqueue(_ item: Work, _ state: inout State) -> Bool {
+        if case .terminated = work.yield(item) { return false }
+        state.queuedWork += 1
+        return true
     }
 
     private func resumeWaiters(_ result: Result<PairingKeys, PairingError>) {
         let waiters = state.withLock { state in
             defer { state.waiters = [:] }
-            if state.waiters.isEmpty { state.unclaimed = result }
+            // A pairing its caller cancelled is no news for the next one who asks.
+            if state.waiters.isEmpty, result != .failure(.cancelled) { state.unclaimed = result }
             return Array(state.waiters.values)
         }
         for waiter in waiters { waiter.resume(returning: result) }
     }
 
-    private func restartTimer() {
-        let timeout = smpTimeout
-        let task = Task { [weak self] in
-            do { try await Task.sleep(for: timeout) } catch { return }
-            self?.feed(.timerExpired)
-        }
-        let old = state.withLock { state in
-            defer { state.timer = task }
-            return state.timer
-        }
-        old?.cancel()
-    }
-
     /// Central: the peripheral asked for security. A bond good enough for what it asks
     /// is used to encrypt; otherwise we pair.
     private func securityRequested(_ requirements: AuthenticationRequirements) {
-        if !connection.encryption.isEncrypted, let bond = storedBond?(connection.peer), bond.keyAsCentral != nil,
+        if !connection.encryption.isEncrypted, let bond = storedBond?(connection.peer), let key = bond.keyAsCentral,
            bond.authenticated || !requirements.contains(.mitm) {
+            // Claimed here, on the reader thread, so a peer repeating its request while
+            // we encrypt starts nothing more.
+            let minimum = state.withLock { $0.machine.configuration.effectiveMinimumKeySize }
+            guard Int(key.keySize) >= minimum else {
+                observer?(.failure(.keySizeTooSmall(Int(key.keySize), minimum: minimum)))
+                return
+            }
+            guard claimReencryption() else { return }
             Task { [weak self] in
-                do {
-                    try await self?.encrypt(with: bond)
-                } catch let error as PairingError {
+                do throws(PairingError) {
+                    try await self?.reencrypt(key, minimumKeySize: minimum)
+                } catch {
                     self?.observer?(.failure(error))
-                } catch {}
+                }
             }
             return
         }
-        feed(.pair)
+        // Only when idle: a `.pair` during a pairing would end its waiters with busy.
+        let actions = state.withLock { state in
+            state.machine.isPairing ? [] : queued(state.machine.handle(.pair), &state)
+        }
+        execute(actions)
     }
 
     private func perform(_ item: Work) async {
@@ -442,7 +470,8 @@ public final class SecurityManager: Sendable {
             } catch let .controller(error) {
                 if case let .commandFailed(_, status) = error { feed(.encryptionFailed(status)) } else { feed(.encryptionFailed(.unspecifiedError)) }
             } catch {
-                // Disconnection or timeout: the channel's disconnection or the SMP timer ends the pairing.
+                // Disconnection or timeout: the channel's disconnection or the SMP timer
+                // (which nothing restarts while we wait for encryption) ends the pairing.
             }
         }
     }

@@ -9,6 +9,14 @@ public enum PairingError: Error, Hashable, Sendable, CustomStringConvertible {
     case peerFailed(PairingFailedReason)
     /// No SMP PDU came for 30 s (Core Vol 3 Part H 3.4). No new pairing runs on this link.
     case timedOut
+    /// The pairing (or the wait for the peer to start one) did not end within its overall
+    /// bound (``SecurityManager/pairingDeadline``, or the SMP timeout for the central to
+    /// answer a Security Request), although the peer kept it alive; `stage` says what was
+    /// still awaited. The peer was told (Unspecified Reason) when a pairing was running.
+    case deadlineExceeded(PairingStage, after: Duration)
+    /// The caller cancelled the wait; a pairing it had started was ended (Unspecified
+    /// Reason sent to the peer).
+    case cancelled
     /// The SMP timer expired earlier on this link; pairing needs a new connection.
     case linkTimedOutEarlier
     /// The controller refused to encrypt the link (Encryption Change status or command
@@ -35,6 +43,9 @@ public enum PairingError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .refused(reason, why): "pairing refused (\(reason)): \(why)"
         case let .peerFailed(reason): "the peer ended pairing: \(reason)\(Self.advice(reason))"
         case .timedOut: "pairing timed out: the peer stopped answering for 30 s; disconnect and connect again to retry"
+        case let .deadlineExceeded(stage, after):
+            "pairing did not finish within \(after), still waiting for \(stage)\(Self.advice(stage))"
+        case .cancelled: "pairing was cancelled by the caller; pair again when needed"
         case .linkTimedOutEarlier: "pairing timed out earlier on this link; disconnect and connect again to pair"
         case let .encryptionFailed(status): "the link could not be encrypted (\(status)); pair again"
         case let .reencryptionFailed(status): "re-encryption with the stored key failed (\(status)): the peer lost the bond or is an impostor; remove the bond and pair again"
@@ -44,6 +55,15 @@ public enum PairingError: Error, Hashable, Sendable, CustomStringConvertible {
         case let .repeatedAttempts(after): "pairing with this peer failed recently; try again in \(after)"
         case let .invalidConfiguration(text): "invalid pairing configuration: \(text)"
         case let .transport(text): "pairing could not send: \(text)"
+        }
+    }
+
+    private static func advice(_ stage: PairingStage) -> String {
+        switch stage {
+        case .peerToStart: "; the central ignored the request: pair from the central, or connect again and retry"
+        case .user: "; answer the passkey or comparison sooner, or raise pairingDeadline"
+        case .encryption: "; the controller or the peer never completed encryption: disconnect and connect again"
+        default: "; the peer is stalling or very slow: disconnect and connect again, or raise pairingDeadline for a slow peer"
         }
     }
 

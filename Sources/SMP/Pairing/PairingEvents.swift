@@ -21,8 +21,12 @@ public enum PairingInput: Sendable, Hashable {
     /// size), or nil when the controller cannot tell. Pairing completes only after this
     /// (or a v2 change with its size); a key shorter than negotiated ends the pairing.
     case encryptionKeySizeRead(Int?)
-    /// The SMP timer (30 s since the last PDU of a running pairing) expired.
+    /// The SMP timer (30 s since the last PDU we queued in a running pairing) expired.
     case timerExpired
+    /// The pairing's overall deadline (started with the pairing, `after` ago) passed.
+    case deadlineExpired(after: Duration)
+    /// The caller gave up: a running pairing ends (Unspecified Reason to the peer).
+    case cancel
 }
 
 /// What a ``PairingMachine`` asks its driver to do, in order.
@@ -41,11 +45,21 @@ public enum PairingAction: Sendable, Hashable {
     /// Central: the peripheral sent Security Request. The driver decides: encrypt with a
     /// stored key that meets these requirements, or pair (``PairingInput/pair``).
     case securityRequested(AuthenticationRequirements)
-    /// (Re)start the 30-second SMP timer.
+    /// A pairing started: start its overall deadline (answer ``PairingInput/deadlineExpired(after:)``).
+    case startDeadline
+    /// (Re)start the SMP timer (30 s; answer ``PairingInput/timerExpired``).
     case restartTimer
+    /// The pairing ended: stop the SMP timer and the deadline.
     case stopTimer
     /// Pairing succeeded (the link is encrypted and every key was exchanged).
     case completed(PairingKeys)
     /// Pairing failed; nothing it produced may be used.
     case failed(PairingError)
+}
+
+extension PairingAction {
+    var isSend: Bool {
+        if case .send = self { return true }
+        return false
+    }
 }

@@ -25,7 +25,7 @@ extension PairingMachine {
         guard isPairing else { return [] }
         step = .failed
         discardSecrets()
-        return [.stopTimer, .failed(.encryptionFailed(status))]
+        return [.failed(.encryptionFailed(status))]
     }
 
     mutating func encryptionChanged(keySize: Int?) -> [PairingAction] {
@@ -44,7 +44,7 @@ extension PairingMachine {
         context.keys = keys
         context.expectedFromPeer = expectedCodes(peerDistribution)
         step = .distributingKeys
-        var actions: [PairingAction] = [.restartTimer]
+        var actions: [PairingAction] = []
         // The responder distributes first; the initiator once the responder's keys are in.
         if role == .responder { actions += sendOwnKeys() }
         actions += finishIfDone()
@@ -143,6 +143,6 @@ extension PairingMachine {
         // The key pair is not kept: the next pairing gets a fresh one.
         keyPair = nil
         localOOBRandom = nil
-        return [.stopTimer, .completed(keys)]
+        return [.completed(keys)]
     }
 }

@@ -16,6 +16,9 @@ public struct PairingMachine: Sendable {
     }
 
     public let role: Role
+    /// The most actions one input produces (a responder's whole key distribution with its
+    /// timer actions and end).
+    public static let maximumActionsPerInput = 10
     public private(set) var configuration: PairingConfiguration
     /// Our address on this link, as the peer sees it.
     public let localAddress: DeviceAddress
@@ -131,6 +134,37 @@ public struct PairingMachine: Sendable {
 
     public mutating func handle(_ input: PairingInput) -> [PairingAction] {
         if step == .timedOut { return afterTimeout(input) }
+        let wasPairing = isPairing
+        // Routed first: `timed` must see the state after the input, not a copy from before.
+        let actions = route(input)
+        return timed(actions, wasPairing: wasPairing)
+    }
+
+    /// The timers around the actions of one input, in one place (Core Vol 3 Part H 3.4):
+    /// the SMP timer and the pairing deadline start when a pairing starts; the SMP timer
+    /// restarts whenever we queue a PDU of a running pairing, and only then (what the peer
+    /// sends never restarts it: a peer chattering with PDUs we ignore cannot keep a pairing
+    /// alive); both stop when the pairing ends.
+    private func timed(_ actions: [PairingAction], wasPairing: Bool) -> [PairingAction] {
+        var timers: [PairingAction] = []
+        if !wasPairing, isPairing { timers.append(.startDeadline) }
+        if isPairing, !wasPairing || actions.contains(where: \.isSend) { timers.append(.restartTimer) }
+        if wasPairing, !isPairing { timers.append(.stopTimer) }
+        return timers + actions
+    }
+
+    /// What the running pairing waits for, for a deadline's error.
+    var stage: PairingStage {
+        if context.waitingForUser { return .user }
+        switch step {
+        case .awaitingPairingResponse: return .pairingResponse
+        case .awaitingEncryption: return .encryption
+        case .distributingKeys: return context.keySizeChecked || !context.expectedFromPeer.isEmpty ? .keyDistribution : .encryption
+        default: return .peerAuthentication
+        }
+    }
+
+    private mutating func route(_ input: PairingInput) -> [PairingAction] {
         switch input {
         case .pair: return start()
         case let .received(bytes): return received(bytes)
@@ -146,6 +180,12 @@ public struct PairingMachine: Sendable {
             step = .timedOut
             discardSecrets()
             return [.failed(.timedOut)]
+        case let .deadlineExpired(after):
+            guard isPairing else { return [] }
+            return abort(.deadlineExceeded(stage, after: after))
+        case .cancel:
+            guard isPairing else { return [] }
+            return abort(.cancelled)
         }
     }
 
@@ -179,7 +219,7 @@ public struct PairingMachine: Sendable {
                 initiatorKeyDistribution: configuration.keysWeDistribute, responderKeyDistribution: configuration.keysWeRequest)
             context.request = request
             step = .awaitingPairingResponse
-            return [.restartTimer, .send(.pairingRequest(request))]
+            return [.send(.pairingRequest(request))]
         }
     }
 
@@ -198,11 +238,9 @@ public struct PairingMachine: Sendable {
             guard isPairing else { return [] }
             step = .failed
             discardSecrets()
-            return [.stopTimer, .failed(.peerFailed(reason))]
+            return [.failed(.peerFailed(reason))]
         }
-        var actions: [PairingAction] = isPairing ? [.restartTimer] : []
-        actions += dispatch(pdu)
-        return actions
+        return dispatch(pdu)
     }
 
     private mutating func dispatch(_ pdu: SMPPDU) -> [PairingAction] {
@@ -255,7 +293,7 @@ public struct PairingMachine: Sendable {
             initiatorKeyDistribution: bonding ? request.initiatorKeyDistribution.intersection(configuration.keysWeRequest) : [],
             responderKeyDistribution: bonding ? request.responderKeyDistribution.intersection(configuration.keysWeDistribute) : [])
         if let refusal = negotiate(request: request, response: response) { return refusal }
-        var actions: [PairingAction] = [.restartTimer, .send(.pairingResponse(response))]
+        var actions: [PairingAction] = [.send(.pairingResponse(response))]
         actions += beginAuthentication()
         return actions
     }
@@ -333,7 +371,15 @@ public struct PairingMachine: Sendable {
     mutating func fail(_ reason: PairingFailedReason, _ why: String) -> [PairingAction] {
         step = .failed
         discardSecrets()
-        return [.stopTimer, .send(.pairingFailed(reason)), .failed(.refused(reason, why))]
+        return [.send(.pairingFailed(reason)), .failed(.refused(reason, why))]
+    }
+
+    /// Ends the pairing for a reason of ours that is no fault of the protocol (a deadline,
+    /// the caller): the peer hears Unspecified Reason, the caller `error`.
+    private mutating func abort(_ error: PairingError) -> [PairingAction] {
+        step = .failed
+        discardSecrets()
+        return [.send(.pairingFailed(.unspecifiedReason)), .failed(error)]
     }
 
     mutating func outOfState(_ pdu: SMPPDU) -> [PairingAction] {

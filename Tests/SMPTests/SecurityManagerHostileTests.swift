@@ -1,0 +1,163 @@
+import BluetoothCore
+import HCI
+import HCITransport
+import L2CAP
+@testable import SMP
+import Testing
+import TestSupport
+
+/// A hostile (or merely slow) peer against the driver: every wait of a pairing ends, in
+/// bounded time, with a typed error; what a peer can make us queue or remember is bounded.
+@Suite("SMP driver against a hostile peer")
+struct SecurityManagerHostileTests {
+    /// Sends `pdu` every 5 ms until cancelled: a peer keeping the link busy with PDUs the
+    /// machine ignores.
+    func chatter(_ link: SMPLink, _ pdu: SMPPDU) -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled {
+                await link.peerSends(pdu)
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+    }
+
+    @Test("a Security Request every 5 ms while the central waits for the Pairing Response does not hold off the SMP timer")
+    func securityRequestsDoNotResetTheTimer() async throws {
+        let link = try await SMPLink.make(role: .central)
+        let manager = try link.manager(smpTimeout: .milliseconds(300))
+        let peer = chatter(link, .securityRequest([.bonding]))
+        defer { peer.cancel() }
+        let result = try await withDeadline("pair() against a chattering peer", seconds: 5) { await pairingError { try await manager.pair() } }
+        #expect(result == .timedOut)
+    }
+
+    @Test("Keypress Notifications every 5 ms during passkey entry do not hold off the SMP timer")
+    func keypressesDoNotResetTheTimer() async throws {
+        let link = try await SMPLink.make(role: .central)
+        let manager = try link.manager(
+            PairingConfiguration(ioCapability: .keyboardOnly, mitm: true, secureConnections: false),
+            delegate: TypingUser(silent: true), smpTimeout: .milliseconds(300))
+        let pairing = Task { await pairingError { try await manager.pair() } }
+        guard case .pairingRequest = try await link.nextSent() else { Issue.record("no Pairing Request"); return }
+        // A display-only legacy peripheral: we type the passkey it shows.
+        await link.peerSends(.pairingResponse(PairingFeatures(
+            ioCapability: .displayOnly, authenticationRequirements: [.bonding, .mitm],
+            initiatorKeyDistribution: [.encryptionKey], responderKeyDistribution: [.encryptionKey])))
+        let peer = chatter(link, .pairingKeypressNotification(.passkeyDigitEntered))
+        defer { peer.cancel() }
+        let result = try await withDeadline("pair() during passkey entry against a chattering peer", seconds: 5) { await pairing.value }
+        #expect(result == .timedOut)
+    }
+}
+
+@Suite("SMP driver deadlines, bounds and cancellation")
+struct SecurityManagerDeadlineTests {
+    /// Both sides type a passkey (Secure Connections, 20 rounds): with the peer answering
+    /// each PDU after 100 ms the pairing needs over 4 s, never 2 s (the SMP timer) without a PDU.
+    static let slowPasskey = PairingConfiguration(ioCapability: .keyboardOnly, mitm: true)
+
+    func expectDeadline(_ error: PairingError?, after: Duration, sourceLocation: SourceLocation = #_sourceLocation) {
+        if case let .deadlineExceeded(_, got)? = error {
+            #expect(got == after, sourceLocation: sourceLocation)
+        } else {
+            Issue.record("expected the pairing deadline, got \(String(describing: error))", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("central: a peer that answers just in time for every SMP timer is stopped by the pairing deadline")
+    func centralDeadline() async throws {
+        let link = try await SMPLink.make(role: .central)
+        let outcomes = PairingOutcomes()
+        let manager = try link.manager(Self.slowPasskey, delegate: TypingUser(), smpTimeout: .seconds(2), pairingDeadline: .seconds(1), observer: outcomes.observer)
+        let peer = link.slowPeer(role: .responder, configuration: Self.slowPasskey, delay: .milliseconds(100))
+        defer { peer.cancel() }
+        let error = try await withDeadline("pair() against a slow peer", seconds: 5) { await pairingError { try await manager.pair() } }
+        expectDeadline(error, after: .seconds(1))
+        #expect(error?.description.contains("waiting for") == true)
+    }
+
+    @Test("peripheral: a pairing the central starts and drags out is stopped by the pairing deadline")
+    func responderDeadline() async throws {
+        let link = try await SMPLink.make(role: .peripheral)
+        let outcomes = PairingOutcomes()
+        let manager = try link.manager(Self.slowPasskey, delegate: TypingUser(), smpTimeout: .seconds(2), pairingDeadline: .seconds(1), observer: outcomes.observer)
+        let peer = link.slowPeer(role: .initiator, configuration: Self.slowPasskey, delay: .milliseconds(100), starts: true)
+        defer { peer.cancel() }
+        let error = try await withDeadline("a pairing the slow central started", seconds: 5) { await pairingError { try await manager.nextPairingResult() } }
+        expectDeadline(error, after: .seconds(1))
+        // The observer hears the deadline first. (A PDU the slow central still sends after
+        // our Pairing Failed is out of state and reported as a refusal of its own.)
+        if case .failure(.deadlineExceeded)? = outcomes.all.first {} else { Issue.record("observer: \(outcomes.all)") }
+    }
+
+    @Test("peripheral: a Security Request the central never answers ends with a typed error naming the wait")
+    func securityRequestLeadsNowhere() async throws {
+        let link = try await SMPLink.make(role: .peripheral)
+        let manager = try link.manager(smpTimeout: .milliseconds(300))
+        let error = try await withDeadline("pair() as peripheral with a silent central", seconds: 3) { await pairingError { try await manager.pair() } }
+        #expect(error == PairingError.deadlineExceeded(.peerToStart, after: .milliseconds(300)))
+    }
+
+    @Test("100,000 PDUs while the SMP worker is stuck: the queue stays bounded and the drops are counted")
+    func floodWhileBusy() async throws {
+        let link = try await SMPLink.make(role: .peripheral, returnsCreditsAtOnce: false)
+        let manager = try link.manager()
+        // Each out-of-state PDU is answered with Pairing Failed; the controller never frees
+        // its one buffer, so the worker sticks in its second send.
+        let junk = ACLDataPacket(connectionHandle: SMPLink.handle, packetBoundary: .firstFlushable,
+                                 data: BasicFrame(channelID: .securityManagerProtocol, payload: SMPPDU.pairingRandom(SMPValue128(1)).encode()).encode())
+        for batch in 0..<100 {
+            await link.harness.inject([ACLDataPacket](repeating: junk, count: 1_000))
+            await yieldPeriodically(every: 1, iteration: batch)
+        }
+        #expect(manager.queuedWork <= SecurityManager.workLimit + PairingMachine.maximumActionsPerInput)
+        #expect(manager.droppedPeerPDUs >= 100_000 - SecurityManager.workLimit - 2)
+        _ = manager
+    }
+
+    @Test("a cancelled pair() returns at once, not after the SMP timer, and tells the peer")
+    func cancelledPair() async throws {
+        let link = try await SMPLink.make(role: .central)
+        let manager = try link.manager()
+        let pairing = Task { await pairingError { try await manager.pair() } }
+        guard case .pairingRequest = try await link.nextSent() else { Issue.record("no Pairing Request"); return }
+        pairing.cancel()
+        let error = try await withDeadline("a cancelled pair()", seconds: 2) { await pairing.value }
+        #expect(error == .cancelled)
+        #expect(try await link.nextSent() == .pairingFailed(.unspecifiedReason))
+        #expect(!manager.isPairing)
+    }
+
+    @Test("the repeated-attempts record stays bounded however many addresses fail")
+    func repeatedAttemptsBounded() async {
+        var record = RepeatedAttempts()
+        let start = ContinuousClock.now
+        for index in 0..<100_000 {
+            record.failed(BluetoothAddress(UInt64(index) + 1), at: start + .milliseconds(index))
+            await yieldPeriodically(iteration: index)
+        }
+        #expect(record.trackedPeers <= RepeatedAttempts.defaultCapacity)
+        // The latest failures are the ones remembered.
+        #expect(record.remainingWait(BluetoothAddress(100_000), at: start + .milliseconds(100_000)) != nil)
+    }
+}
+
+@Suite("SMP driver: waiting for encryption")
+struct SecurityManagerEncryptionWaitTests {
+    @Test("a controller that accepts LE Enable Encryption and never reports the change: the pairing deadline names the wait")
+    func encryptionNeverCompletes() async throws {
+        let link = try await SMPLink.make(role: .central)
+        let chip = link.harness.chip
+        link.harness.transport.setResponder { packet in
+            guard packet.type == .command, packet.bytes.count >= 2,
+                  UInt16(packet.bytes[0]) | UInt16(packet.bytes[1]) << 8 == LEEnableEncryption.opcode.rawValue else { return chip.answer(packet) }
+            let status = HCIEvent.commandStatus(HCIEvent.CommandStatus(status: .success, numHCICommandPackets: 1, opcode: LEEnableEncryption.opcode))
+            return [HCIPacket(.event, status.encode())]
+        }
+        let manager = try link.manager(smpTimeout: .seconds(3), pairingDeadline: .seconds(1))
+        let peer = link.slowPeer(role: .responder, configuration: PairingConfiguration(), delay: .zero)
+        defer { peer.cancel() }
+        let error = try await withDeadline("pair() with encryption never completing", seconds: 5) { await pairingError { try await manager.pair() } }
+        #expect(error == .deadlineExceeded(.encryption, after: .seconds(1)))
+    }
+}
