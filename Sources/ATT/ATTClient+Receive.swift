@@ -72,7 +72,7 @@ extension ATTClient {
     private func receivedResponse(_ opcode: ATTOpcode, _ decoded: Result<ATTPDU, DecodeError>) {
         enum Outcome {
             case ignore
-            case complete(Completion?, Result<ATTPDU, ATTError>, next: Transaction?)
+            case complete(Resumption?, next: Transaction?)
             case violation(id: UInt64, request: ATTOpcode, received: ATTOpcode)
         }
         let outcome: Outcome = state.withLock { state in
@@ -81,33 +81,35 @@ extension ATTClient {
                 return .ignore
             }
             let request = inFlight.request
-            let result: Result<ATTPDU, ATTError>
+            let result: WaitOutcome<ATTPDU, ATTError>
             switch decoded {
             case .failure(let error):
                 guard opcode == request.responseOpcode || opcode == .errorResponse else {
                     return .violation(id: inFlight.id, request: request, received: opcode)
                 }
-                result = .failure(.malformedResponse(request: request, error))
+                result = .failed(.malformedResponse(request: request, error))
             case .success(.errorResponse(let error)):
                 // An Error Response about another request is as misplaced as a wrong opcode.
                 guard error.requestOpcodeInError == request else {
                     return .violation(id: inFlight.id, request: request, received: opcode)
                 }
-                result = .failure(.errorResponse(request: request, handle: error.attributeHandleInError, code: error.errorCode))
+                result = .failed(.errorResponse(request: request, handle: error.attributeHandleInError, code: error.errorCode))
             case .success(let pdu):
                 guard opcode == request.responseOpcode else { return .violation(id: inFlight.id, request: request, received: opcode) }
-                result = .success(pdu)
+                result = .value(pdu)
             }
-            inFlight.timer?.cancel()
+            if let deadline = inFlight.deadline { DeadlineTimer.shared.cancel(deadline) }
             state.inFlight = nil
-            return .complete(inFlight.continuation, result, next: startNextTransaction(&state))
+            // Nil when the caller was cancelled: the response only frees the bearer.
+            let resumption = state.answers.fulfill(id: inFlight.id, with: result)
+            return .complete(resumption, next: startNextTransaction(&state))
         }
         switch outcome {
         case .ignore:
             break
-        case let .complete(continuation, result, next):
+        case let .complete(resumption, next):
             if let next { transmit(next) }
-            continuation?.resume(returning: result)
+            resumption?.resume()
         case let .violation(id, request, received):
             tearDown(
                 .protocolViolation(request: request, received: received),

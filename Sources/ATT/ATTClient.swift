@@ -17,22 +17,25 @@ import BluetoothCore
 ///   peer are for a local server and go to `serverPDUHandler`, if any, or are ignored.
 ///
 /// All state lives behind one `Lock`; nothing is called out (continuations, subscribers,
-/// the bearer) while it is held.
+/// the bearer) while it is held. Callers wait on the stack's one primitive,
+/// ``PendingAnswers``; the 30 s deadline is the request's, armed on ``DeadlineTimer`` when
+/// it reaches the wire (not when it joins the queue) and cancelled with its response.
 public final class ATTClient: Sendable {
     public let bearer: any ATTBearer
     public let transactionTimeout: Duration
     let serverPDUHandler: (@Sendable (ATTPDU) -> Void)?
     let state = Lock(State())
 
-    typealias Completion = CheckedContinuation<Result<ATTPDU, ATTError>, Never>
+    typealias Resumption = PendingAnswers<ATTOpcode, ATTPDU, ATTError>.Resumption
 
+    /// A request, queued or on the wire; its caller waits on the expectation `id`, which a
+    /// cancelled caller leaves while the request keeps its place on the bearer.
     struct Transaction: Sendable {
         let id: UInt64
         let request: ATTOpcode
         let bytes: [UInt8]
-        /// Nil once the caller was cancelled: the transaction still holds the bearer.
-        var continuation: Completion?
-        var timer: Task<Void, Never>?
+        /// Armed when the request goes out; its passing kills the bearer (3.3.3).
+        var deadline: DeadlineTimer.Token?
     }
 
     struct Subscriber: Sendable {
@@ -42,6 +45,8 @@ public final class ATTClient: Sendable {
     }
 
     struct State: Sendable {
+        var answers = PendingAnswers<ATTOpcode, ATTPDU, ATTError>()
+        /// Subscriber ids.
         var nextID: UInt64 = 1
         var inFlight: Transaction?
         var waiting: [Transaction] = []
@@ -125,31 +130,26 @@ public final class ATTClient: Sendable {
         let bytes = request.encode()
         let mtu = bearer.mtu
         guard bytes.count <= Int(mtu) else { throw .pduExceedsMTU(opcode, length: bytes.count, mtu: mtu) }
-        let id = state.withLock { state in
-            defer { state.nextID += 1 }
-            return state.nextID
-        }
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: Completion) in
-                let outcome: (failure: ATTError?, next: Transaction?, observer: (@Sendable (Int) -> Void)?, queued: Int) =
-                    state.withLock { state in
-                        if let reason = state.closedReason { return (.bearerClosed(reason), nil, nil, 0) }
-                        if Task.isCancelled { return (.cancelled(request: opcode), nil, nil, 0) }
-                        state.waiting.append(Transaction(id: id, request: opcode, bytes: bytes, continuation: continuation))
-                        let next = startNextTransaction(&state)
-                        return (nil, next, state.queueObserver, state.waiting.count)
-                    }
-                if let failure = outcome.failure {
-                    continuation.resume(returning: .failure(failure))
-                    return
-                }
-                if let next = outcome.next { transmit(next) }
-                outcome.observer?(outcome.queued)
+        let registered: Result<(id: UInt64, next: Transaction?, observer: (@Sendable (Int) -> Void)?, queued: Int), ATTError> =
+            state.withLock { state in
+                if let reason = state.closedReason { return .failure(.bearerClosed(reason)) }
+                // A caller cancelled before asking sends nothing.
+                if Task.isCancelled { return .failure(.cancelled(request: opcode)) }
+                let id = state.answers.expect(opcode)
+                state.waiting.append(Transaction(id: id, request: opcode, bytes: bytes))
+                return .success((id, startNextTransaction(&state), state.queueObserver, state.waiting.count))
             }
-        } onCancel: {
-            cancel(id: id)
+        let (id, next, observer, queued) = try registered.get()
+        if let next { transmit(next) }
+        observer?(queued)
+        // No deadline on the wait itself: the request's own starts when it is sent, and
+        // its passing ends this wait by tearing the bearer down.
+        switch await wait(for: id, until: nil) {
+        case let .value(response): return response
+        case let .failed(error): throw error
+        case .expired: throw .transactionTimedOut(request: opcode, timeout: transactionTimeout)
+        case .cancelled: throw .cancelled(request: opcode)
         }
-        return try result.get()
     }
 
     /// Sends a request and returns its response's parameters.
@@ -172,10 +172,7 @@ public final class ATTClient: Sendable {
         guard state.inFlight == nil, state.closedReason == nil, !state.waiting.isEmpty else { return nil }
         var transaction = state.waiting.removeFirst()
         let id = transaction.id
-        let timeout = transactionTimeout
-        transaction.timer = Task { [weak self] in
-            // A deadline, not a poll: cancelled as soon as the response arrives.
-            do { try await Task.sleep(for: timeout) } catch { return }
+        transaction.deadline = DeadlineTimer.shared.schedule(after: transactionTimeout) { [weak self] in
             self?.transactionExpired(id: id)
         }
         state.inFlight = transaction
@@ -187,23 +184,6 @@ public final class ATTClient: Sendable {
             try bearer.send(transaction.bytes)
         } catch {
             tearDown(error, closeBearer: false)
-        }
-    }
-
-    private func cancel(id: UInt64) {
-        let cancelled: (Completion, ATTOpcode)? = state.withLock { state in
-            if let index = state.waiting.firstIndex(where: { $0.id == id }) {
-                let transaction = state.waiting.remove(at: index)
-                return transaction.continuation.map { ($0, transaction.request) }
-            }
-            guard let inFlight = state.inFlight, inFlight.id == id else { return nil }
-            // The request is on the wire: its response (or timeout) still has to come
-            // before the next request may go, so only the caller is released.
-            state.inFlight?.continuation = nil
-            return inFlight.continuation.map { ($0, inFlight.request) }
-        }
-        if let (continuation, request) = cancelled {
-            continuation.resume(returning: .failure(.cancelled(request: request)))
         }
     }
 
@@ -235,31 +215,46 @@ public final class ATTClient: Sendable {
     func tearDown(
         _ reason: ATTBearerError, closeBearer: Bool, inFlightError: ATTError? = nil, onlyIfInFlight id: UInt64? = nil
     ) {
-        let casualties: (continuations: [(Completion, ATTError)], finishes: [@Sendable () -> Void])? =
+        let casualties: (resumptions: [Resumption], finishes: [@Sendable () -> Void])? =
             state.withLock { state in
                 guard state.closedReason == nil else { return nil }
                 if let id, state.inFlight?.id != id { return nil }
                 state.closedReason = reason
-                var continuations: [(Completion, ATTError)] = []
+                var resumptions: [Resumption] = []
                 if let inFlight = state.inFlight {
-                    inFlight.timer?.cancel()
-                    if let continuation = inFlight.continuation {
-                        continuations.append((continuation, inFlightError ?? .bearerClosed(reason)))
+                    if let deadline = inFlight.deadline { DeadlineTimer.shared.cancel(deadline) }
+                    if let resumption = state.answers.fulfill(id: inFlight.id, with: .failed(inFlightError ?? .bearerClosed(reason))) {
+                        resumptions.append(resumption)
                     }
                 }
                 state.inFlight = nil
-                for transaction in state.waiting {
-                    if let continuation = transaction.continuation { continuations.append((continuation, .bearerClosed(reason))) }
-                }
                 state.waiting = []
+                resumptions += state.answers.fulfillAll(with: .failed(.bearerClosed(reason)))
                 let finishes = state.subscribers.values.compactMap(\.finish)
                 state.subscribers = [:]
-                return (continuations, finishes)
+                return (resumptions, finishes)
             }
         guard let casualties else { return }
         if closeBearer { bearer.close(reason: reason) }
-        for (continuation, error) in casualties.continuations { continuation.resume(returning: .failure(error)) }
+        for resumption in casualties.resumptions { resumption.resume() }
         for finish in casualties.finishes { finish() }
+    }
+}
+
+extension ATTClient: PendingAnswersOwner {
+    package func withPendingAnswers<Result>(_ body: (inout PendingAnswers<ATTOpcode, ATTPDU, ATTError>) -> Result) -> Result {
+        state.withLock { body(&$0.answers) }
+    }
+
+    /// A caller gave up: a request still queued is withdrawn. One on the wire must get its
+    /// response (or time out) before the next may go (3.3.2), so it keeps the bearer and
+    /// only its caller is released.
+    package func waitCancelled(_ id: UInt64) {
+        let resumption: Resumption? = state.withLock { state in
+            state.waiting.removeAll { $0.id == id }
+            return state.answers.fulfill(id: id, with: .cancelled)
+        }
+        resumption?.resume()
     }
 }
 

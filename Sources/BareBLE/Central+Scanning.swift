@@ -18,23 +18,19 @@ extension Central {
         let candidates = [DeviceAddress(address, type: .public), DeviceAddress(address, type: .random)]
         let filter = ScanFilter(addresses: Set(candidates), duplicates: .firstPerDevice)
         let advertisements = scan(matching: filter)
-        let result: Result<DeviceAddress?, HCIError> = await withTaskGroup(of: Result<DeviceAddress?, HCIError>?.self) { group in
-            group.addTask {
-                do {
-                    for try await advertisement in advertisements { return .success(advertisement.address) }
-                } catch let error as HCIError {
-                    return .failure(error)
-                } catch {}
-                return .success(nil)
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? .success(nil)
+        let listening = Task { () -> Result<DeviceAddress?, HCIError> in
+            do {
+                for try await advertisement in advertisements { return .success(advertisement.address) }
+            } catch let error as HCIError {
+                return .failure(error)
+            } catch {}
+            return .success(nil)
         }
+        // The deadline ends the scan (a cancelled scan finishes empty), on the one timer
+        // rather than a sleeping task that would outlive an early answer until `timeout`.
+        let deadline = DeadlineTimer.shared.schedule(after: timeout) { listening.cancel() }
+        let result = await withTaskCancellationHandler { await listening.value } onCancel: { listening.cancel() }
+        DeadlineTimer.shared.cancel(deadline)
         return try result.get()
     }
 }

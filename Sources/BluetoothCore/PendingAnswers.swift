@@ -6,6 +6,14 @@ package enum WaitOutcome<Value: Sendable, Failure: Error & Sendable>: Sendable {
     case expired
     /// The waiting task was cancelled first.
     case cancelled
+
+    /// An answer that came as a result.
+    package init(_ result: Result<Value, Failure>) {
+        switch result {
+        case let .success(value): self = .value(value)
+        case let .failure(error): self = .failed(error)
+        }
+    }
 }
 
 /// Requests waiting for their answers: the one primitive behind every "send, then wait for
@@ -64,6 +72,14 @@ package struct PendingAnswers<Kind: Hashable & Sendable, Value: Sendable, Failur
     /// Drops an expectation whose request never went out.
     package mutating func forget(_ id: UInt64) {
         entries.removeAll { $0.id == id }
+    }
+
+    /// Expectations with no outcome yet: the waits an answer would still reach.
+    package var unansweredCount: Int { entries.lazy.filter { $0.early == nil }.count }
+
+    /// The kind of expectation `id` while it has no outcome yet.
+    package func unansweredKind(of id: UInt64) -> Kind? {
+        entries.first { $0.id == id && $0.early == nil }?.kind
     }
 
     /// Whether expectation `id` is still registered.
@@ -177,7 +193,9 @@ extension PendingAnswersOwner {
     /// Suspends until expectation `id` is answered, `deadline` passes, or (when
     /// `cancellable`) the task is cancelled. Cleanup waits pass `cancellable: false`: they
     /// must see the answer even when the caller has given up. Only waits that observe
-    /// rather than ask (the end of a connection) pass no deadline.
+    /// rather than ask (the end of a connection), or whose deadline the owner keeps on
+    /// ``DeadlineTimer`` itself (an ATT request's starts when it reaches the wire; a
+    /// pairing's are its SMP timers), pass no deadline.
     package func wait(
         for id: UInt64, until deadline: ContinuousClock.Instant?, cancellable: Bool = true
     ) async -> WaitOutcome<Value, Failure> {

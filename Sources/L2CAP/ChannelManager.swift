@@ -55,6 +55,8 @@ public final class ChannelManager: Sendable {
         var pumpRunning = false
         var nextID: UInt64 = 1
         var statistics = L2CAPStatistics()
+        /// Callers waiting for the answers to our signaling requests, on every connection.
+        var signalingAnswers = PendingAnswers<UInt16, Void, L2CAPError>()
         var connectionHandler: ConnectionHandler?
 
         mutating func makeID() -> UInt64 {
@@ -167,15 +169,15 @@ public final class ChannelManager: Sendable {
                 state.connections[update.connectionHandle]?.info.supervisionTimeout = update.supervisionTimeout
             }
         case let .disconnectionComplete(disconnection) where disconnection.status == .success:
-            let teardown = state.withLock { Self.remove(disconnection.connectionHandle, from: &$0) }
-            teardown?.finish(reason: disconnection.reason)
+            let teardown = state.withLock { Self.remove(disconnection.connectionHandle, reason: disconnection.reason, from: &$0) }
+            teardown?.finish()
         case .hardwareError:
             // The driver resets the controller: every link is gone without a Disconnection
             // Complete, so end them here.
             let teardowns = state.withLock { state in
-                state.connections.keys.sorted().compactMap { Self.remove($0, from: &state) }
+                state.connections.keys.sorted().compactMap { Self.remove($0, reason: .hardwareFailure, from: &state) }
             }
-            for teardown in teardowns { teardown.finish(reason: .hardwareFailure) }
+            for teardown in teardowns { teardown.finish() }
         default:
             break
         }
@@ -184,44 +186,45 @@ public final class ChannelManager: Sendable {
     private func connected(_ connection: L2CAPConnection) {
         let (stale, handler) = state.withLock { state in
             // A second Connection Complete for a live handle means we missed its end.
-            let stale = Self.remove(connection.handle, from: &state)
+            let stale = Self.remove(connection.handle, reason: .unspecifiedError, from: &state)
             state.connections[connection.handle] = ConnectionState(
                 info: connection, serial: state.makeID(),
                 maximumPayload: configuration.maximumReceivePayload
             )
             return (stale, state.connectionHandler)
         }
-        stale?.finish(reason: .unspecifiedError)
+        stale?.finish()
         handler?(.connected(connection))
     }
 
     /// What a connection leaves behind to be failed and notified outside the lock.
     struct Teardown {
         let connection: L2CAPConnection
+        let reason: HCIErrorCode
         let completions: [OutgoingPDU.Completion]
-        let requests: [PendingSignalingRequest]
+        let requests: [PendingAnswers<UInt16, Void, L2CAPError>.Resumption]
         let handlers: [ChannelHandler]
         let connectionHandler: ConnectionHandler?
 
-        func finish(reason: HCIErrorCode) {
+        func finish() {
             let error = L2CAPError.disconnected(reason: reason)
             for completion in completions { completion(.failure(error)) }
-            for request in requests {
-                request.timer?.cancel()
-                request.continuation.resume(returning: .failure(error))
-            }
+            for request in requests { request.resume() }
             for handler in handlers { handler(.disconnected(reason: reason)) }
             connectionHandler?(.disconnected(connection, reason: reason))
         }
     }
 
-    private static func remove(_ handle: UInt16, from state: inout State) -> Teardown? {
+    private static func remove(_ handle: UInt16, reason: HCIErrorCode, from state: inout State) -> Teardown? {
         guard let connection = state.connections.removeValue(forKey: handle) else { return nil }
         state.readyOrder.removeAll { $0 == handle }
         return Teardown(
             connection: connection.info,
+            reason: reason,
             completions: connection.outgoing.pdus.compactMap(\.completion),
-            requests: Array(connection.pendingRequests.values),
+            requests: connection.pendingRequests.values.sorted().compactMap {
+                state.signalingAnswers.fulfill(id: $0, with: .failed(.disconnected(reason: reason)))
+            },
             handlers: connection.handlers.keys.sorted { $0.rawValue < $1.rawValue }.compactMap { connection.handlers[$0] },
             connectionHandler: state.connectionHandler
         )

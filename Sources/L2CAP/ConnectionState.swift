@@ -1,11 +1,5 @@
 import HCI
 
-/// A signaling request of ours awaiting the peer's answer.
-struct PendingSignalingRequest: Sendable {
-    let continuation: CheckedContinuation<Result<Void, L2CAPError>, Never>
-    let timer: Task<Void, Never>?
-}
-
 /// Everything L2CAP holds for one connection; lives inside the manager's lock.
 struct ConnectionState: Sendable {
     var info: L2CAPConnection
@@ -27,7 +21,9 @@ struct ConnectionState: Sendable {
     /// peer decides how many come meanwhile. Past this they are dropped and counted.
     static let maximumHandOverBacklog = 64
     var outgoing = OutgoingQueue()
-    var pendingRequests: [UInt8: PendingSignalingRequest] = [:]
+    /// Our signaling requests awaiting answers: identifier to the expectation in the
+    /// manager's ``ChannelManager/State/signalingAnswers``.
+    var pendingRequests: [UInt8: UInt64] = [:]
     /// We accepted a peer's connection parameter update and the controller has not yet
     /// answered our LE Connection Update: further requests are rejected meanwhile.
     var updatingConnection = false

@@ -28,6 +28,9 @@ public enum L2CAPError: Error, Sendable, Equatable, CustomStringConvertible {
     case commandRejected(CommandReject)
     /// No answer to a signaling request within the signaling timeout.
     case signalingTimeout(milliseconds: Int)
+    /// The task waiting for the answer to a signaling request was cancelled; the request
+    /// may already be with the peer, whose answer is then ignored.
+    case signalingRequestCancelled
     /// All 255 signaling identifiers of the connection are awaiting answers.
     case tooManyPendingRequests
     /// The connection already holds its ``OutgoingLimit`` of the host's PDUs: the
@@ -59,6 +62,8 @@ public enum L2CAPError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the peer rejected the signaling command: \(reject)"
         case let .signalingTimeout(milliseconds):
             return "the peer did not answer the signaling request within \(milliseconds) ms"
+        case .signalingRequestCancelled:
+            return "the wait for the peer's answer to the signaling request was cancelled"
         case .tooManyPendingRequests:
             return "255 signaling requests are already awaiting answers on this connection: wait for them"
         case let .outgoingQueueFull(pdus, bytes):

@@ -35,13 +35,13 @@ extension ChannelManager {
             }
             let result: Result<Void, L2CAPError> = response.result == .accepted
                 ? .success(()) : .failure(.connectionParameterUpdateRejected)
-            answer(identifier: command.identifier, handle: handle, serial: nil, result: result)
+            answer(identifier: command.identifier, handle: handle, result: result)
         case .commandReject:
             guard let reject = try? command.decode(CommandReject.self) else {
                 state.withLock { $0.statistics.malformedSignalingCommands += 1 }
                 return
             }
-            answer(identifier: command.identifier, handle: handle, serial: nil, result: .failure(.commandRejected(reject)))
+            answer(identifier: command.identifier, handle: handle, result: .failure(.commandRejected(reject)))
         case .disconnectionRequest:
             // We open no channel a peer could close.
             let reason: CommandReject = (try? command.decode(DisconnectionRequest.self)).map {
@@ -145,21 +145,16 @@ extension ChannelManager {
         }
     }
 
-    /// Resolves one of our pending requests. `serial` pins a timer to the connection that
-    /// armed it; peer answers pass nil (they arrive on the live connection).
-    func answer(identifier: UInt8, handle: UInt16, serial: UInt64?, result: Result<Void, L2CAPError>) {
-        let pending: PendingSignalingRequest? = state.withLock { state in
-            guard let connection = state.connections[handle], serial == nil || connection.serial == serial,
-                  let pending = state.connections[handle]?.pendingRequests.removeValue(forKey: identifier)
-            else {
-                if serial == nil { state.statistics.unexpectedSignalingResponses += 1 }
+    /// The peer answered one of our pending requests.
+    private func answer(identifier: UInt8, handle: UInt16, result: Result<Void, L2CAPError>) {
+        let resumption: PendingAnswers<UInt16, Void, L2CAPError>.Resumption? = state.withLock { state in
+            guard let id = state.connections[handle]?.pendingRequests.removeValue(forKey: identifier) else {
+                state.statistics.unexpectedSignalingResponses += 1
                 return nil
             }
-            return pending
+            return state.signalingAnswers.fulfill(id: id, with: WaitOutcome(result))
         }
-        guard let pending else { return }
-        pending.timer?.cancel()
-        pending.continuation.resume(returning: result)
+        resumption?.resume()
     }
 
     /// Peripheral: asks the central for new connection timing (L2CAP_CONNECTION_PARAMETER_
@@ -177,34 +172,54 @@ extension ChannelManager {
         let timeout = timeout ?? configuration.signalingTimeout
         let components = timeout.components
         let milliseconds = Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000)
-        let result: Result<Void, L2CAPError> = await withCheckedContinuation { continuation in
-            let failure: L2CAPError? = state.withLock { state in
-                guard let connection = state.connections[handle] else { return .unknownConnection(handle: handle) }
-                guard connection.info.role == .peripheral else { return .wrongRole(required: .peripheral) }
-                guard controller.info != nil else { return .controllerNotReady }
-                guard let identifier = state.connections[handle]?.allocateIdentifier() else { return .tooManyPendingRequests }
-                let serial = connection.serial
-                let timer = Task { [weak self] in
-                    // A deadline, not a poll: cancelled as soon as the answer arrives.
-                    do { try await Task.sleep(for: timeout) } catch { return }
-                    self?.answer(identifier: identifier, handle: handle, serial: serial, result: .failure(.signalingTimeout(milliseconds: milliseconds)))
-                }
-                state.connections[handle]?.pendingRequests[identifier] = PendingSignalingRequest(continuation: continuation, timer: timer)
-                let command = SignalingCommand(identifier: identifier, request)
-                let sent: OutgoingPDU.Completion = { [weak self] result in
-                    if case let .failure(error) = result {
-                        self?.answer(identifier: identifier, handle: handle, serial: serial, result: .failure(error))
-                    }
-                }
-                if case let .refused(failure) = enqueueLocked(BasicFrame(channelID: .leSignaling, payload: command.encode()), origin: .host, handle: handle, completion: sent, state: &state) {
-                    timer.cancel()
-                    state.connections[handle]?.pendingRequests[identifier] = nil
-                    return failure
-                }
-                return nil
+        let deadline = ContinuousClock.now + timeout
+        let registered: Result<UInt64, L2CAPError> = state.withLock { state in
+            guard let connection = state.connections[handle] else { return .failure(.unknownConnection(handle: handle)) }
+            guard connection.info.role == .peripheral else { return .failure(.wrongRole(required: .peripheral)) }
+            guard controller.info != nil else { return .failure(.controllerNotReady) }
+            guard let identifier = state.connections[handle]?.allocateIdentifier() else { return .failure(.tooManyPendingRequests) }
+            let id = state.signalingAnswers.expect(handle)
+            state.connections[handle]?.pendingRequests[identifier] = id
+            let command = SignalingCommand(identifier: identifier, request)
+            let sent: OutgoingPDU.Completion = { [weak self] result in
+                if case let .failure(error) = result { self?.endRequest(id, with: .failed(error)) }
             }
-            if let failure { continuation.resume(returning: .failure(failure)) }
+            if case let .refused(failure) = enqueueLocked(BasicFrame(channelID: .leSignaling, payload: command.encode()), origin: .host, handle: handle, completion: sent, state: &state) {
+                state.connections[handle]?.pendingRequests[identifier] = nil
+                state.signalingAnswers.forget(id)
+                return .failure(failure)
+            }
+            return .success(id)
         }
-        try result.get()
+        switch await wait(for: try registered.get(), until: deadline) {
+        case .value: return
+        case let .failed(error): throw error
+        case .expired: throw .signalingTimeout(milliseconds: milliseconds)
+        case .cancelled: throw .signalingRequestCancelled
+        }
     }
+
+    /// Ends request `id` without the peer's answer (its deadline passed, its caller gave up,
+    /// its send failed) and frees its identifier; a late answer is counted as unexpected.
+    func endRequest(_ id: UInt64, with outcome: WaitOutcome<Void, L2CAPError>) {
+        let resumption: PendingAnswers<UInt16, Void, L2CAPError>.Resumption? = state.withLock { state in
+            for (handle, connection) in state.connections {
+                if let identifier = connection.pendingRequests.first(where: { $0.value == id })?.key {
+                    state.connections[handle]?.pendingRequests[identifier] = nil
+                    break
+                }
+            }
+            return state.signalingAnswers.fulfill(id: id, with: outcome)
+        }
+        resumption?.resume()
+    }
+}
+
+extension ChannelManager: PendingAnswersOwner {
+    package func withPendingAnswers<Result>(_ body: (inout PendingAnswers<UInt16, Void, L2CAPError>) -> Result) -> Result {
+        state.withLock { body(&$0.signalingAnswers) }
+    }
+
+    package func deadlinePassed(_ id: UInt64) { endRequest(id, with: .expired) }
+    package func waitCancelled(_ id: UInt64) { endRequest(id, with: .cancelled) }
 }

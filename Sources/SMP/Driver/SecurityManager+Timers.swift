@@ -1,6 +1,11 @@
+import BluetoothCore
+
 // The SMP timer and the pairing deadline of a SecurityManager. The machine says when they
 // start, restart and stop (PairingMachine.timed); these run them, always under the
-// manager's lock, so the order the machine gave cannot be swapped by two threads.
+// manager's lock, so the order the machine gave cannot be swapped by two threads. They are
+// timers, not waits (nobody is suspended on them), so they are entries of DeadlineTimer:
+// a restart forgets the previous run at once, where a sleeping task per restart held its
+// memory until its 30 s were up.
 
 extension SecurityManager {
     enum TimerKind: Sendable, Hashable {
@@ -8,8 +13,9 @@ extension SecurityManager {
     }
 
     struct ArmedTimer: Sendable {
+        /// Tells a run that was already firing when it was replaced from the current one.
         let id: UInt64
-        let task: Task<Void, Never>
+        let token: DeadlineTimer.Token
     }
 
     /// (Re)starts one timer; a replaced or stopped run never fires (its id is gone).
@@ -17,15 +23,14 @@ extension SecurityManager {
         let delay = kind == .smp ? smpTimeout : pairingDeadline
         let id = state.nextTimer
         state.nextTimer += 1
-        let task = Task { [weak self] in
-            do { try await Task.sleep(for: delay) } catch { return }
-            self?.timerFired(kind, id: id)
+        let token = DeadlineTimer.shared.schedule(after: delay) { [weak self] in self?.timerFired(kind, id: id) }
+        if let replaced = state.timers.updateValue(ArmedTimer(id: id, token: token), forKey: kind) {
+            DeadlineTimer.shared.cancel(replaced.token)
         }
-        state.timers.updateValue(ArmedTimer(id: id, task: task), forKey: kind)?.task.cancel()
     }
 
     static func stopTimers(_ state: inout State) {
-        for timer in state.timers.values { timer.task.cancel() }
+        for timer in state.timers.values { DeadlineTimer.shared.cancel(timer.token) }
         state.timers = [:]
     }
 

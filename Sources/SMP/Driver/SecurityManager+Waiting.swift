@@ -1,10 +1,19 @@
+import BluetoothCore
 import HCI
 
-// How callers wait for a pairing's end: each wait is bounded (the peer must start within
-// the SMP timeout; a running pairing ends by its timers) and returns at once when its task
-// is cancelled.
+// How callers wait for a pairing's end, on the stack's one pending-answer primitive: each
+// wait is bounded (the peer must start within the SMP timeout; a running pairing ends by
+// its timers) and returns at once when its task is cancelled.
 
 extension SecurityManager {
+    /// Who waits for a pairing's end: the caller who asked for it (whose cancellation may
+    /// end it) or one who only listens for it.
+    package enum PairingWait: Hashable, Sendable {
+        case starting, listening
+    }
+
+    typealias Resumption = PendingAnswers<PairingWait, PairingKeys, PairingError>.Resumption
+
     /// Waits for the running (or, with `starting`, a new) pairing to end. Cancelling the
     /// task returns ``PairingError/cancelled`` at once; when `starting` and nobody else
     /// waits, the pairing is ended too (the caller who wanted it gave up).
@@ -13,56 +22,59 @@ extension SecurityManager {
         // bounded by the SMP timeout (Vol 3 Part H 3.4: reset when we queue an SMP PDU);
         // a running pairing by its timers.
         let peerDeadline = connection.role == .peripheral || !starting ? smpTimeout : nil
-        let id = state.withLock { state in
-            defer { state.nextWaiter += 1 }
-            return state.nextWaiter
+        let deadline = peerDeadline.map { ContinuousClock.now + $0 }
+        let (registered, actions): (Result<UInt64, PairingError>, [PairingAction]) = state.withLock { state in
+            if let ended = state.ended { return (.failure(.disconnected(ended)), []) }
+            // A caller cancelled before asking starts nothing.
+            if Task.isCancelled { return (.failure(.cancelled), []) }
+            let id = state.waits.expect(starting ? .starting : .listening)
+            let actions = starting && !state.machine.isPairing ? queued(state.machine.handle(.pair), &state) : []
+            return (.success(id), actions)
         }
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<PairingKeys, PairingError>, Never>) in
-                let (actions, early): ([PairingAction], PairingError?) = state.withLock { state in
-                    if let ended = state.ended { return ([], .disconnected(ended)) }
-                    // Checked under the lock the cancellation handler takes: a cancellation
-                    // before this point is seen here, one after it finds the waiter.
-                    if Task.isCancelled { return ([], .cancelled) }
-                    state.waiters[id] = continuation
-                    let actions = starting && !state.machine.isPairing ? queued(state.machine.handle(.pair), &state) : []
-                    return (actions, nil)
-                }
-                if let early {
-                    continuation.resume(returning: .failure(early))
-                    return
-                }
-                execute(actions)
-                if let peerDeadline {
-                    Task { [weak self] in
-                        try? await Task.sleep(for: peerDeadline)
-                        self?.expireWaiter(id, after: peerDeadline)
-                    }
-                }
-            }
-        } onCancel: {
-            cancelWaiter(id, endingPairing: starting)
+        execute(actions)
+        switch await wait(for: try registered.get(), until: deadline) {
+        case let .value(keys): return keys
+        case let .failed(error): throw error
+        case .expired: throw .deadlineExceeded(.peerToStart, after: peerDeadline ?? smpTimeout)
+        case .cancelled: throw .cancelled
         }
-        return try result.get()
+    }
+
+    /// Every waiter learns `outcome` (the pairing ended, or the link did).
+    func resumeWaiters(_ outcome: Result<PairingKeys, PairingError>) {
+        let resumptions = state.withLock { state in
+            // A pairing its caller cancelled is no news for the next one who asks.
+            if state.waits.unansweredCount == 0, outcome != .failure(.cancelled) { state.unclaimed = outcome }
+            return state.waits.fulfillAll(with: WaitOutcome(outcome))
+        }
+        for resumption in resumptions { resumption.resume() }
+    }
+}
+
+extension SecurityManager: PendingAnswersOwner {
+    package func withPendingAnswers<Result>(_ body: (inout PendingAnswers<PairingWait, PairingKeys, PairingError>) -> Result) -> Result {
+        state.withLock { body(&$0.waits) }
     }
 
     /// The peer did not start a pairing in time. A pairing that did start is left to its
     /// own timers (so the wait is bounded by the SMP timeout plus the pairing deadline).
-    private func expireWaiter(_ id: UInt64, after: Duration) {
-        let waiter = state.withLock { state -> CheckedContinuation<Result<PairingKeys, PairingError>, Never>? in
+    package func deadlinePassed(_ id: UInt64) {
+        let resumption: Resumption? = state.withLock { state in
             guard !state.machine.isPairing else { return nil }
-            return state.waiters.removeValue(forKey: id)
+            return state.waits.fulfill(id: id, with: .expired)
         }
-        waiter?.resume(returning: .failure(.deadlineExceeded(.peerToStart, after: after)))
+        resumption?.resume()
     }
 
-    private func cancelWaiter(_ id: UInt64, endingPairing: Bool) {
-        let (waiter, actions) = state.withLock { state -> (CheckedContinuation<Result<PairingKeys, PairingError>, Never>?, [PairingAction]) in
-            guard let waiter = state.waiters.removeValue(forKey: id) else { return (nil, []) }
-            let actions = endingPairing && state.waiters.isEmpty ? queued(state.machine.handle(.cancel), &state) : []
-            return (waiter, actions)
+    /// The caller gave up; a pairing it asked for ends when nobody else waits for it.
+    package func waitCancelled(_ id: UInt64) {
+        let (resumption, actions): (Resumption?, [PairingAction]) = state.withLock { state in
+            let kind = state.waits.unansweredKind(of: id)
+            let resumption = state.waits.fulfill(id: id, with: .cancelled)
+            let ending = kind == .starting && state.waits.unansweredCount == 0
+            return (resumption, ending ? queued(state.machine.handle(.cancel), &state) : [])
         }
-        waiter?.resume(returning: .failure(.cancelled))
+        resumption?.resume()
         execute(actions)
     }
 }

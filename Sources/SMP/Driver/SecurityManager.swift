@@ -54,8 +54,8 @@ public final class SecurityManager: Sendable {
 
     struct State: Sendable {
         var machine: PairingMachine
-        var waiters: [UInt64: CheckedContinuation<Result<PairingKeys, PairingError>, Never>] = [:]
-        var nextWaiter: UInt64 = 1
+        /// Callers waiting for the pairing's end.
+        var waits = PendingAnswers<PairingWait, PairingKeys, PairingError>()
         var timers: [TimerKind: ArmedTimer] = [:]
         var nextTimer: UInt64 = 1
         var ended: HCIErrorCode?
@@ -253,15 +253,13 @@ public final class SecurityManager: Sendable {
         case let .received(bytes):
             feed(.received(bytes))
         case let .disconnected(reason):
-            let waiters = state.withLock { state in
+            let resumptions = state.withLock { state in
                 state.ended = reason
                 Self.stopTimers(&state)
-                let waiters = Array(state.waiters.values)
-                state.waiters = [:]
-                return waiters
+                return state.waits.fulfillAll(with: .failed(.disconnected(reason)))
             }
             work.finish()
-            for waiter in waiters { waiter.resume(returning: .failure(.disconnected(reason))) }
+            for resumption in resumptions { resumption.resume() }
         }
     }
 
@@ -270,7 +268,7 @@ public final class SecurityManager: Sendable {
         if reencrypting { return }
         switch event {
         case let .encrypted(keySize):
-            let (pairing, waiting) = state.withLock { ($0.machine.isPairing, !$0.waiters.isEmpty) }
+            let (pairing, waiting) = state.withLock { ($0.machine.isPairing, $0.waits.unansweredCount > 0) }
             if pairing {
                 feed(.encryptionChanged(keySize: keySize))
                 if keySize == nil, connection.role == .peripheral {
@@ -408,16 +406,6 @@ public final class SecurityManager: Sendable {
         if case .terminated = work.yield(item) { return false }
         state.queuedWork += 1
         return true
-    }
-
-    private func resumeWaiters(_ result: Result<PairingKeys, PairingError>) {
-        let waiters = state.withLock { state in
-            defer { state.waiters = [:] }
-            // A pairing its caller cancelled is no news for the next one who asks.
-            if state.waiters.isEmpty, result != .failure(.cancelled) { state.unclaimed = result }
-            return Array(state.waiters.values)
-        }
-        for waiter in waiters { waiter.resume(returning: result) }
     }
 
     /// Central: the peripheral asked for security. A bond good enough for what it asks

@@ -1,0 +1,56 @@
+import BluetoothCore
+@testable import SMP
+import Testing
+import TestSupport
+
+/// The driver's waits on the one pending-answer primitive and its timers on the one
+/// deadline timer: a cancelled wait returns at once, and nothing stays armed behind a wait
+/// or a pairing that has ended.
+@Suite("SMP driver: waits and timers")
+struct SecurityManagerWaitTests {
+    @Test("peripheral: a cancelled wait for the central returns at once, not at the SMP timeout")
+    func cancelledPeripheralWait() async throws {
+        let link = try await SMPLink.make(role: .peripheral)
+        let manager = try link.manager(smpTimeout: .seconds(60))
+        let pairing = Task { await pairingError { try await manager.pair() } }
+        guard case .securityRequest = try await link.nextSent() else { Issue.record("no Security Request"); return }
+        let clock = ContinuousClock()
+        let start = clock.now
+        pairing.cancel()
+        let error = try await withDeadline("a cancelled pair() as peripheral", seconds: 10) { await pairing.value }
+        #expect(error == .cancelled)
+        #expect(clock.now - start < .seconds(5), "a cancelled wait returns at once, not at its 60 s deadline")
+        #expect(manager.state.withLock { $0.waits.count } == 0)
+    }
+
+    @Test("a thousand cancelled waits for the peer leave no deadline armed")
+    func cancelledWaitsLeaveNothingArmed() async throws {
+        let link = try await SMPLink.make(role: .peripheral)
+        let manager = try link.manager()
+        for _ in 0..<1_000 {
+            let waiting = Task { await pairingError { try await manager.nextPairingResult() } }
+            await Task.yield()
+            waiting.cancel()
+            #expect(await waiting.value == .cancelled)
+        }
+        // Each wait that got as far as parking armed a 30 s deadline; every one was
+        // cancelled with its wait. (The shared timer may hold other tests' deadlines.)
+        #expect(DeadlineTimer.shared.armedCount < 200)
+        #expect(manager.state.withLock { $0.waits.count } == 0)
+    }
+
+    @Test("a pairing that ended leaves neither its SMP timer nor its deadline armed")
+    func endedPairingLeavesNoTimer() async throws {
+        let link = try await SMPLink.make(role: .central)
+        let manager = try link.manager()
+        let pairing = Task { await pairingError { try await manager.pair() } }
+        guard case .pairingRequest = try await link.nextSent() else { Issue.record("no Pairing Request"); return }
+        // Both timers run from the Pairing Request until the peer ends the pairing.
+        #expect(manager.state.withLock { $0.timers.count } == 2)
+        await link.peerSends(.pairingFailed(.pairingNotSupported))
+        let error = try await withDeadline("a refused pair()", seconds: 10) { await pairing.value }
+        #expect(error != nil)
+        #expect(manager.state.withLock { $0.timers.isEmpty })
+        #expect(manager.state.withLock { $0.waits.count } == 0)
+    }
+}
