@@ -14,16 +14,21 @@ import Glibc
             for target in FuzzTarget.all where target.gated == nil { print(target.name) }
             return
         }
-        guard arguments.count >= 2, let target = FuzzTarget.named(arguments[1]) else {
+        // libFuzzer starts its merge and fork children with the arguments it was given,
+        // which lack the target's name: the environment carries it to them.
+        let named = arguments.count >= 2 ? FuzzTarget.named(arguments[1]) : nil
+        let inherited = getenv(targetVariable).flatMap { FuzzTarget.named(String(cString: $0)) }
+        guard let target = named ?? inherited else {
             let names = FuzzTarget.all.map(\.name).joined(separator: " ")
             print("usage: bareble-fuzz TARGET [libFuzzer arguments | input files]\ntargets: \(names)")
             exit(2)
         }
+        let firstArgument = named == nil ? 1 : 2
+        setenv(targetVariable, target.name, 1)
         FuzzTarget.selected = target
         #if FUZZING
-        // libFuzzer parses argv itself; it must not see the target's name.
         var argv: [UnsafeMutablePointer<CChar>?] = [CommandLine.unsafeArgv[0]]
-        for index in 2..<Int(CommandLine.argc) { argv.append(CommandLine.unsafeArgv[index]) }
+        for index in firstArgument..<Int(CommandLine.argc) { argv.append(CommandLine.unsafeArgv[index]) }
         argv.append(nil)
         var argc = CInt(argv.count - 1)
         let status = argv.withUnsafeMutableBufferPointer { buffer in
@@ -35,7 +40,7 @@ import Glibc
         }
         exit(status)
         #else
-        for path in arguments.dropFirst(2) {
+        for path in arguments.dropFirst(firstArgument) {
             guard let bytes = readFile(path) else {
                 print("bareble-fuzz: cannot read \(path)")
                 exit(1)
@@ -45,6 +50,8 @@ import Glibc
         }
         #endif
     }
+
+    static let targetVariable = "BAREBLE_FUZZ_TARGET"
 
     static func readFile(_ path: String) -> [UInt8]? {
         guard let file = fopen(path, "rb") else { return nil }
