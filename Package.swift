@@ -90,6 +90,16 @@ let package = Package(
             exclude: ["bumble_scan_baseline.py", "bumble_notify_baseline.py"],
             swiftSettings: strict
         ),
+        // Coverage-guided fuzzing (tools/fuzz.sh, specs/testing.md): one binary, a target per
+        // decoder or state machine fed by peer or controller bytes. tools/fuzz.sh builds it
+        // with -sanitize=fuzzer,address and FUZZING; a normal build replays input files.
+        .systemLibrary(name: "CLibFuzzer", path: "tools/fuzz/libfuzzer"),
+        .executableTarget(
+            name: "bareble-fuzz",
+            dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding", "Beacon", "TestSupport", "CLibFuzzer"],
+            path: "tools/fuzz/targets",
+            swiftSettings: strict
+        ),
         .testTarget(name: "BluetoothCoreTests", dependencies: ["BluetoothCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "HCITests", dependencies: ["HCI", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "HCITransportTests", dependencies: ["HCITransport", "TestSupport"], swiftSettings: strict),

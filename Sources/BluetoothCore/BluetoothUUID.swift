@@ -37,18 +37,26 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses "180D", "0000180D" or "0000180D-0000-1000-8000-00805F9B34FB" (any case;
     /// dashes optional in the 128-bit form).
+    /// Any other text, including non-ASCII digits, is nil.
     public init?(_ text: String) {
         let digits = text.filter { $0 != "-" }
-        guard digits.allSatisfy(\.isHexDigit) else { return nil }
-        switch digits.count {
-        case 4: self.init(UInt16(digits, radix: 16)!)
-        case 8: self.init(UInt32(digits, radix: 16)!)
+        // ASCII only: `Character.isHexDigit` also admits fullwidth forms ("１８０Ｄ"), which
+        // integer parsing then rejects.
+        guard digits.unicodeScalars.allSatisfy(\.properties.isASCIIHexDigit) else { return nil }
+        switch digits.unicodeScalars.count {
+        case 4:
+            guard let value = UInt16(digits, radix: 16) else { return nil }
+            self.init(value)
+        case 8:
+            guard let value = UInt32(digits, radix: 16) else { return nil }
+            self.init(value)
         case 32:
             if text.contains("-") {
                 let groups = text.split(separator: "-", omittingEmptySubsequences: false).map(\.count)
                 guard groups == [8, 4, 4, 4, 12] else { return nil }
             }
-            self.init(high: UInt64(digits.prefix(16), radix: 16)!, low: UInt64(digits.suffix(16), radix: 16)!)
+            guard let high = UInt64(digits.prefix(16), radix: 16), let low = UInt64(digits.suffix(16), radix: 16) else { return nil }
+            self.init(high: high, low: low)
         default: return nil
         }
     }

@@ -35,6 +35,17 @@ import Testing
         #expect(BluetoothUUID(text) == nil)
     }
 
+    /// `Character.isHexDigit` admits fullwidth forms that integer parsing rejects; any
+    /// non-ASCII text is a nil, never a trap.
+    @Test(arguments: [
+        "\u{FF11}\u{FF18}\u{FF10}\u{FF24}", "18\u{FF10}D", "\u{FF11}234ABCD",
+        "0000180D-0000-1000-8000-00805F9B34F\u{FF22}", "\u{0661}\u{0662}\u{0663}\u{0664}",
+        "180D\u{0301}", "1\u{00B2}3D", "\u{FF21}\u{FF22}\u{FF23}\u{FF24}-", "-\u{0301}180D",
+    ])
+    func nonASCIITextIsRejected(_ text: String) {
+        #expect(BluetoothUUID(text) == nil)
+    }
+
     @Test func rejectsWrongWireLengths() {
         for count in [0, 1, 3, 5, 15, 17] {
             #expect(throws: DecodeError.self) { try BluetoothUUID(littleEndian: Array(repeating: 0, count: count)) }
