@@ -53,7 +53,8 @@ struct SecurityManagerHostileTests {
 @Suite("SMP driver deadlines, bounds and cancellation")
 struct SecurityManagerDeadlineTests {
     /// Both sides type a passkey (Secure Connections, 20 rounds): with the peer answering
-    /// each PDU after 100 ms the pairing needs over 4 s, never 2 s (the SMP timer) without a PDU.
+    /// each PDU after 100 ms the pairing needs over 4 s, never 10 s (the SMP timer) without a
+    /// PDU of ours, so only the 1 s pairing deadline can stop it.
     static let slowPasskey = PairingConfiguration(ioCapability: .keyboardOnly, mitm: true)
 
     func expectDeadline(_ error: PairingError?, after: Duration, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -68,10 +69,10 @@ struct SecurityManagerDeadlineTests {
     func centralDeadline() async throws {
         let link = try await SMPLink.make(role: .central)
         let outcomes = PairingOutcomes()
-        let manager = try link.manager(Self.slowPasskey, delegate: TypingUser(), smpTimeout: .seconds(2), pairingDeadline: .seconds(1), observer: outcomes.observer)
+        let manager = try link.manager(Self.slowPasskey, delegate: TypingUser(), smpTimeout: .seconds(10), pairingDeadline: .seconds(1), observer: outcomes.observer)
         let peer = link.slowPeer(role: .responder, configuration: Self.slowPasskey, delay: .milliseconds(100))
         defer { peer.cancel() }
-        let error = try await withDeadline("pair() against a slow peer", seconds: 5) { await pairingError { try await manager.pair() } }
+        let error = try await withDeadline("pair() against a slow peer", seconds: 30) { await pairingError { try await manager.pair() } }
         expectDeadline(error, after: .seconds(1))
         #expect(error?.description.contains("waiting for") == true)
     }
@@ -80,10 +81,10 @@ struct SecurityManagerDeadlineTests {
     func responderDeadline() async throws {
         let link = try await SMPLink.make(role: .peripheral)
         let outcomes = PairingOutcomes()
-        let manager = try link.manager(Self.slowPasskey, delegate: TypingUser(), smpTimeout: .seconds(2), pairingDeadline: .seconds(1), observer: outcomes.observer)
+        let manager = try link.manager(Self.slowPasskey, delegate: TypingUser(), smpTimeout: .seconds(10), pairingDeadline: .seconds(1), observer: outcomes.observer)
         let peer = link.slowPeer(role: .initiator, configuration: Self.slowPasskey, delay: .milliseconds(100), starts: true)
         defer { peer.cancel() }
-        let error = try await withDeadline("a pairing the slow central started", seconds: 5) { await pairingError { try await manager.nextPairingResult() } }
+        let error = try await withDeadline("a pairing the slow central started", seconds: 30) { await pairingError { try await manager.nextPairingResult() } }
         expectDeadline(error, after: .seconds(1))
         // The observer hears the deadline first. (A PDU the slow central still sends after
         // our Pairing Failed is out of state and reported as a refusal of its own.)
@@ -154,10 +155,13 @@ struct SecurityManagerEncryptionWaitTests {
             let status = HCIEvent.commandStatus(HCIEvent.CommandStatus(status: .success, numHCICommandPackets: 1, opcode: LEEnableEncryption.opcode))
             return [HCIPacket(.event, status.encode())]
         }
-        let manager = try link.manager(smpTimeout: .seconds(3), pairingDeadline: .seconds(1))
+        // Room for the exchange before encryption even on a loaded machine (5 s was not
+        // enough beside the CPU-bound decoder loops of the other suites); the SMP timer,
+        // which nothing restarts while encryption is awaited, is longer than the deadline.
+        let manager = try link.manager(smpTimeout: .seconds(60), pairingDeadline: .seconds(20))
         let peer = link.slowPeer(role: .responder, configuration: PairingConfiguration(), delay: .zero)
         defer { peer.cancel() }
-        let error = try await withDeadline("pair() with encryption never completing", seconds: 5) { await pairingError { try await manager.pair() } }
-        #expect(error == .deadlineExceeded(.encryption, after: .seconds(1)))
+        let error = try await withDeadline("pair() with encryption never completing", seconds: 90) { await pairingError { try await manager.pair() } }
+        #expect(error == .deadlineExceeded(.encryption, after: .seconds(20)))
     }
 }

@@ -1,5 +1,5 @@
 import ATT
-import Synchronization
+import BluetoothCore
 
 /// The ATT client as a hostile server's peer: every PDU the server may push unasked
 /// (notifications, indications, responses to nothing, garbage) reaches it through a bearer
@@ -17,9 +17,9 @@ enum ATTClientTarget {
             var sent: [[UInt8]] = []
             var isClosed = false
         }
-        let state: Mutex<State>
+        let state: Lock<State>
 
-        init(replies: [[UInt8]] = []) { state = Mutex(State(replies: replies[...])) }
+        init(replies: [[UInt8]] = []) { state = Lock(State(replies: replies[...])) }
 
         func start(receive: @escaping @Sendable ([UInt8]) -> Void, closed: @escaping @Sendable (ATTBearerError) -> Void) {
             state.withLock { $0.receive = receive; $0.closed = closed }
@@ -58,7 +58,7 @@ enum ATTClientTarget {
     @Sendable static func client(_ bytes: [UInt8]) {
         let bearer = DirectBearer()
         let client = ATTClient(bearer: bearer)
-        let delivered = Mutex(0)
+        let delivered = Lock(0)
         let subscription = client.addValueHandler { _ in delivered.withLock { $0 += 1 } }
         var indications = 0
         var pdus = 0
