@@ -3,7 +3,7 @@ import Glibc
 
 /// Lines produced by one thread and taken, with a deadline, by others: the virtual
 /// radio's stdout. A pthread mutex and a CLOCK_MONOTONIC condition variable, because a
-/// waiter must block without polling and `Synchronization.Lock` has no condition.
+/// waiter must block without polling and `Lock` has no condition variable.
 final class LineChannel: @unchecked Sendable {
     // All fields below are guarded by `mutex`.
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
