@@ -8,9 +8,10 @@ import Testing
 @Suite struct ClientFailureTests {
     @Test func silentPeerTimesOutAndKillsTheBearer() async throws {
         // Long enough that the second request is queued before the first times out even on
-        // a loaded 2-thread pool (at 100 ms it sometimes was not, and the wait for the queue
-        // never ended).
-        let timeout = Duration.seconds(2)
+        // a loaded 2-thread pool: at 100 ms it sometimes was not, and at 2 s neither once the
+        // deadline became punctual (a timer thread, not a sleeping task on that same pool)
+        // beside CI's CPU-bound suites.
+        let timeout = Duration.seconds(10)
         let (client, bearer) = makeClient([step("0A 03 00")], timeout: timeout)
         let watcher = QueueWatcher(client)
         let stream = client.values()
@@ -19,7 +20,7 @@ import Testing
         let queued = Task { await attError { () async throws(ATTError) in try await client.read(4) } }
         try await withDeadline("the second request queued") { await watcher.waitForQueued(1) }
 
-        let firstError = try await withDeadline("the timeout") { await first.value }
+        let firstError = try await withDeadline("the timeout", seconds: 40) { await first.value }
         #expect(firstError == .transactionTimedOut(request: .readRequest, timeout: timeout))
         let dead = ATTBearerError.transactionTimedOut(request: .readRequest)
         #expect(try await withDeadline("the queued request's failure") { await queued.value } == .bearerClosed(dead))
