@@ -59,7 +59,6 @@ package struct PendingAnswers<Kind: Hashable & Sendable, Value: Sendable, Failur
 
     /// Expectations registered and not yet answered and collected.
     package var count: Int { entries.count }
-    package var isEmpty: Bool { entries.isEmpty }
 
     /// Registers interest in the next answer of `kind`; wait for it with
     /// ``PendingAnswersOwner/wait(for:until:cancellable:)``.
@@ -80,11 +79,6 @@ package struct PendingAnswers<Kind: Hashable & Sendable, Value: Sendable, Failur
     /// The kind of expectation `id` while it has no outcome yet.
     package func unansweredKind(of id: UInt64) -> Kind? {
         entries.first { $0.id == id && $0.early == nil }?.kind
-    }
-
-    /// Whether expectation `id` is still registered.
-    package func contains(_ id: UInt64) -> Bool {
-        entries.contains { $0.id == id }
     }
 
     /// Delivers `outcome` to every expectation of `kind`, in registration order.

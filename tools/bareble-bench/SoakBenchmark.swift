@@ -45,7 +45,7 @@ struct SoakBenchmark: AsyncParsableCommand {
         var start = clock.now
         sample("start", 0, since: nil)
         var valueBytes = 0
-        for cycle in 1...max(cycles, 1) where cycles > 0 {
+        for cycle in stride(from: 1, through: cycles, by: 1) {
             // A whole discovery every time, as `bareble-central explore` does without a cache.
             central.cache.forget(Self.peer)
             let peripheral = try await central.connect(to: Self.peer, timeout: .seconds(10))
@@ -61,7 +61,7 @@ struct SoakBenchmark: AsyncParsableCommand {
                 start = clock.now
             }
         }
-        for pairing in 1...max(pairings, 1) where pairings > 0 {
+        for pairing in stride(from: 1, through: pairings, by: 1) {
             let peripheral = try await central.connect(to: Self.peer, timeout: .seconds(10))
             let outcome = try await peripheral.pair()
             guard peripheral.isEncrypted else { throw BenchError("pairing \(pairing) ended (\(outcome)) without encryption") }
