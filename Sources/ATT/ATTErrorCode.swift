@@ -4,9 +4,12 @@ import BluetoothCore
 /// the application range and the common profile and service error codes (Core
 /// Specification Supplement Part B 1.2).
 ///
+/// An `Error` too, so a server's store or an application handler can throw the code to answer
+/// with.
+///
 /// An open struct, because a server may send codes this stack does not know (reserved
 /// today, assigned tomorrow) and they must still reach the caller unchanged.
-public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, Error, CustomStringConvertible {
     public let rawValue: UInt8
 
     public init(rawValue: UInt8) { self.rawValue = rawValue }

@@ -144,8 +144,8 @@ func opcodes(_ packets: [HCIPacket]) -> [HCIOpcode] {
         let controller = HCIController(transport: transport)
         try controller.start()
         let chip = FakeChip()
-        async let first: Void = { try await controller.send(Reset()) }()
-        async let second = controller.send(ReadBDADDR())
+        async let first: Void = { try await controller.send(Reset(), timeout: .seconds(60)) }()
+        async let second = controller.send(ReadBDADDR(), timeout: .seconds(60))
         try await waitUntil { transport.sent.count == 1 }
         // One credit: the second command must not be on the wire yet.
         #expect(opcodes(transport.sent) == [Reset.opcode])
@@ -163,8 +163,8 @@ func opcodes(_ packets: [HCIPacket]) -> [HCIOpcode] {
         var chip = FakeChip()
         chip.credits = 2
         let bootChip = chip
-        async let address = controller.send(ReadBDADDR())
-        async let version = controller.send(ReadLocalVersionInformation())
+        async let address = controller.send(ReadBDADDR(), timeout: .seconds(60))
+        async let version = controller.send(ReadLocalVersionInformation(), timeout: .seconds(60))
         // The controller may leave its first credit unused before the first answer: answer
         // once both are out, in the reverse order.
         transport.inject([bootChip.complete(HCIOpcode(rawValue: 0), [], credits: 2).withoutStatus()])
@@ -355,7 +355,7 @@ func opcodes(_ packets: [HCIPacket]) -> [HCIOpcode] {
         let transport = ScriptedTransport()
         let controller = HCIController(transport: transport)
         try controller.start()
-        let pending = Task { try await controller.send(Reset()) }
+        let pending = Task { try await controller.send(Reset(), timeout: .seconds(60)) }
         try await waitUntil { transport.sent.count == 1 }
         controller.close()
         await #expect(throws: HCIError.transportClosed(nil)) { try await pending.value }
