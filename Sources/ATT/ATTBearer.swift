@@ -9,9 +9,13 @@ import BluetoothCore
 /// `receive`. A bearer may call `receive` from inside `send` (a loopback), so users must
 /// not hold locks across `send`.
 public protocol ATTBearer: Sendable {
-    /// Starts delivery. Call once.
+    /// Starts delivery. Call once. `oversized` is told, in order with `receive`, of a PDU
+    /// the layer below dropped unread because it was longer than the ATT_MTU (its opcode
+    /// when known, and its announced length); a bearer that cannot see such drops never
+    /// calls it.
     func start(
         receive: @escaping @Sendable (_ pdu: [UInt8]) -> Void,
+        oversized: @escaping @Sendable (_ opcode: ATTOpcode?, _ length: Int) -> Void,
         closed: @escaping @Sendable (ATTBearerError) -> Void
     )
 

@@ -10,10 +10,8 @@ extension ATTClient {
         let opcode = ATTOpcode(rawValue: first)
         // No PDU is longer than ATT_MTU (Vol 3 Part F 3.2.8): a longer one is invalid
         // whatever it holds, and its contents are not looked at.
-        let limit = receiveLimit
-        guard bytes.count <= limit else {
-            state.withLock { $0.statistics.oversizedPDUs += 1 }
-            rejected(opcode, .invalidValue(field: "PDU length over the ATT_MTU of \(limit)", value: bytes.count))
+        guard bytes.count <= receiveLimit else {
+            receivedOversized(opcode, length: bytes.count)
             return
         }
         let pdu: ATTPDU
@@ -44,6 +42,14 @@ extension ATTClient {
                 state.withLock { $0.statistics.ignoredPDUs += 1 }
             }
         }
+    }
+
+    /// A PDU longer than the ATT_MTU, whether it reached us or the layer below dropped it
+    /// unread (then `opcode` is nil when not even its first octet arrived).
+    func receivedOversized(_ opcode: ATTOpcode?, length: Int) {
+        state.withLock { $0.statistics.oversizedPDUs += 1 }
+        guard let opcode else { return }
+        rejected(opcode, .invalidValue(field: "PDU length over the ATT_MTU of \(receiveLimit)", value: length))
     }
 
     /// The longest PDU the peer may send: the ATT_MTU, or while an Exchange MTU is settling

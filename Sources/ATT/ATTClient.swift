@@ -95,6 +95,7 @@ public final class ATTClient: Sendable {
         self.serverPDUHandler = serverPDUHandler
         bearer.start(
             receive: { [weak self] pdu in self?.receive(pdu) },
+            oversized: { [weak self] opcode, length in self?.receivedOversized(opcode, length: length) },
             closed: { [weak self] reason in self?.bearerClosed(reason) }
         )
     }

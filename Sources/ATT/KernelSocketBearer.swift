@@ -27,6 +27,7 @@ public final class KernelSocketBearer: ATTBearer {
 
     public func start(
         receive: @escaping @Sendable ([UInt8]) -> Void,
+        oversized _: @escaping @Sendable (ATTOpcode?, Int) -> Void,
         closed: @escaping @Sendable (ATTBearerError) -> Void
     ) {
         guard lifecycle.start(closed: closed) else { return }

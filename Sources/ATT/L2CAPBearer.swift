@@ -34,6 +34,7 @@ public final class L2CAPBearer: ATTBearer {
 
     public func start(
         receive: @escaping @Sendable ([UInt8]) -> Void,
+        oversized: @escaping @Sendable (ATTOpcode?, Int) -> Void,
         closed: @escaping @Sendable (ATTBearerError) -> Void
     ) {
         guard lifecycle.start(closed: closed) else { return }
@@ -42,6 +43,8 @@ public final class L2CAPBearer: ATTBearer {
                 switch event {
                 case .received(let pdu):
                     receive(pdu)
+                case let .oversized(length, prefix):
+                    oversized(prefix.first.map(ATTOpcode.init(rawValue:)), length)
                 case .disconnected(let reason):
                     self?.ended(.disconnected(reason: reason.rawValue))
                 }

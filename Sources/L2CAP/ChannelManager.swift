@@ -234,6 +234,7 @@ public final class ChannelManager: Sendable {
 
     private func receive(_ packet: ACLDataPacket) {
         let handle = packet.connectionHandle
+        var oversized: [(ChannelHandler, ChannelEvent)] = []
         let delivery: (BasicFrame, ChannelHandler?)? = state.withLock { state in
             guard let (frame, dropped) = state.connections[handle]?.reassembler.receive(packet) else {
                 state.statistics.unknownConnectionFragments += 1
@@ -241,8 +242,11 @@ public final class ChannelManager: Sendable {
             }
             for drop in dropped {
                 state.statistics.count(drop)
-                if case let .exceedsChannelMaximum(.leSignaling, _, _, prefix) = drop {
+                guard case let .exceedsChannelMaximum(channel, length, _, prefix) = drop else { continue }
+                if channel == .leSignaling {
                     rejectOversizedSignaling(prefix: prefix, handle: handle, state: &state)
+                } else if let handler = state.connections[handle]?.handlers[channel] {
+                    oversized.append((handler, .oversized(length: length, prefix: prefix)))
                 }
             }
             guard let frame else { return nil }
@@ -266,6 +270,7 @@ public final class ChannelManager: Sendable {
             }
             return (frame, handler)
         }
+        for (handler, event) in oversized { handler(event) }
         guard let (frame, handler) = delivery else { return }
         if let handler {
             handler(.received(frame.payload))

@@ -34,6 +34,11 @@ public struct L2CAPConnection: Sendable, Equatable {
 public enum ChannelEvent: Sendable, Equatable {
     /// One whole SDU (the B-frame payload) for this channel.
     case received([UInt8])
+    /// A PDU for this channel announced `length` octets, more than its receive maximum, and
+    /// was dropped unread (counted in ``L2CAPStatistics/oversizedPDUs``); `prefix` is its
+    /// first octets (at most 2), so the protocol above can tell what it was (ATT fails the
+    /// request the PDU answered at once instead of at its timeout).
+    case oversized(length: Int, prefix: [UInt8])
     /// The connection ended; nothing more will arrive. Pending requests above L2CAP (ATT
     /// transactions, pairing) should fail with this reason.
     case disconnected(reason: HCIErrorCode)

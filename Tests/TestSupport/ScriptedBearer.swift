@@ -50,7 +50,10 @@ public final class ScriptedBearer: ATTBearer {
 
     // MARK: ATTBearer
 
-    public func start(receive: @escaping @Sendable ([UInt8]) -> Void, closed: @escaping @Sendable (ATTBearerError) -> Void) {
+    public func start(
+        receive: @escaping @Sendable ([UInt8]) -> Void, oversized _: @escaping @Sendable (ATTOpcode?, Int) -> Void,
+        closed: @escaping @Sendable (ATTBearerError) -> Void
+    ) {
         state.withLock {
             $0.receive = receive
             $0.closed = closed

@@ -17,8 +17,11 @@ final class CountingBearer<Inner: ATTBearer>: ATTBearer {
         })
     }
 
-    func start(receive: @escaping @Sendable ([UInt8]) -> Void, closed: @escaping @Sendable (ATTBearerError) -> Void) {
-        inner.start(receive: receive, closed: closed)
+    func start(
+        receive: @escaping @Sendable ([UInt8]) -> Void, oversized: @escaping @Sendable (ATTOpcode?, Int) -> Void,
+        closed: @escaping @Sendable (ATTBearerError) -> Void
+    ) {
+        inner.start(receive: receive, oversized: oversized, closed: closed)
     }
 
     func send(_ pdu: [UInt8]) throws(ATTBearerError) {

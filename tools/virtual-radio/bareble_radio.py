@@ -3,7 +3,8 @@
 exposed to our stack as H4 over loopback TCP and/or a pty, plus scripted peers.
 
     bareble_radio.py [--tcp] [--pty] [--vhci N] [--peripheral] [--advertiser] [--scanner]
-                     [--big-peripheral] [--beacons N] [--btsnoop DIR] [--lifetime SECONDS]
+                     [--big-peripheral] [--hostile] [--beacons N] [--btsnoop DIR]
+                     [--lifetime SECONDS]
 
 stdout: first line {"event": "ready", "tcp": PORT, "pty": PATH, "vhci": N}, then one JSON
 event per line. stdin: control lines (see README.md); EOF ends the process.
@@ -27,6 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from radio_air import RadioLink  # noqa: E402
 from radio_explore import Explorer  # noqa: E402
 from radio_pairing import PairingControl  # noqa: E402
+from radio_hostile import HostilePeripheral  # noqa: E402
 from radio_peers import Beacon, BigPeripheral, HeartRatePeripheral, IBeaconPeer, PairingCentral, PrivatePeer, Scanner  # noqa: E402
 from radio_transport import Exposed, PtyEndpoint, TcpServer  # noqa: E402
 from radio_vhci import VhciEndpoint  # noqa: E402
@@ -202,6 +204,18 @@ class Radio:
 
         return disconnect()
 
+    def hostile_peer(self) -> HostilePeripheral:
+        peer = self.peer('hostile')
+        if not isinstance(peer, HostilePeripheral):
+            raise ValueError('start the radio with --hostile')
+        return peer
+
+    def control_hostile(self, *modes: str) -> dict:
+        return self.hostile_peer().set_modes(list(modes))
+
+    def control_hostile_flood(self, kind: str, count: str) -> dict:
+        return self.hostile_peer().flood(kind, int(count, 0))
+
     def control_bumble_explore(self, peer: str, mtu: str = '247'):
         target = self.gatt_peer(peer)
         if self.explorer is None:
@@ -289,6 +303,8 @@ class Radio:
             self.peers['big-peripheral'] = BigPeripheral(self.link, emit)
         if self.options.central:
             self.peers['central'] = PairingCentral(self.link, emit)
+        if self.options.hostile:
+            self.peers['hostile'] = HostilePeripheral(self.link, emit)
         for name in ('peripheral', 'central'):
             if name in self.peers:
                 self.peers[name].pairing = PairingControl(self.peers[name], emit)
@@ -341,6 +357,8 @@ def main() -> None:
                         help='add BareBLE-Central, which connects to an exposed controller and pairs (connect-pair)')
     parser.add_argument('--big-peripheral', action='store_true',
                         help='add BareBLE-Big, a large GATT database for the discovery benchmark')
+    parser.add_argument('--hostile', action='store_true',
+                        help='add the BareBLE-Hostile peripheral (C4:4B:4D:00:00:20), which breaks the protocol on request')
     parser.add_argument('--beacons', type=int, default=0, metavar='N',
                         help='add N non-connectable iBeacons, C4:4B:4D:00:01:01 ... (minor 1 ... N)')
     parser.add_argument('--btsnoop', metavar='DIR', help='record each exposed transport here')

@@ -252,6 +252,10 @@ public final class SecurityManager: Sendable {
         switch event {
         case let .received(bytes):
             feed(.received(bytes))
+        case .oversized:
+            // No SMP PDU is longer than 65 octets: L2CAP counted it, pairing ignores it and
+            // its timer ends a peer that sends nothing valid.
+            break
         case let .disconnected(reason):
             let resumptions = state.withLock { state in
                 state.ended = reason

@@ -21,7 +21,10 @@ enum ATTClientTarget {
 
         init(replies: [[UInt8]] = []) { state = Lock(State(replies: replies[...])) }
 
-        func start(receive: @escaping @Sendable ([UInt8]) -> Void, closed: @escaping @Sendable (ATTBearerError) -> Void) {
+        func start(
+            receive: @escaping @Sendable ([UInt8]) -> Void, oversized _: @escaping @Sendable (ATTOpcode?, Int) -> Void,
+            closed: @escaping @Sendable (ATTBearerError) -> Void
+        ) {
             state.withLock { $0.receive = receive; $0.closed = closed }
         }
         func send(_ pdu: [UInt8]) throws(ATTBearerError) {
