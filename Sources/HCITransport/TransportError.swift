@@ -43,6 +43,9 @@ public struct ErrorContext: Sendable, Hashable {
 public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A transport spec string that does not parse; `reason` says which part is wrong.
     case invalidSpec(String, reason: String)
+    /// `hci-monitor` was given where a controller must be driven: the monitor channel only
+    /// hears what crosses every adapter.
+    case monitorCannotDrive
     /// The kernel has no AF_BLUETOOTH.
     case noBluetoothInKernel(spec: String)
     /// The user channel is exclusive and someone else (bluetoothd) holds the adapter.
@@ -79,6 +82,10 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .invalidSpec(text, reason):
             return "invalid transport \"\(text)\": \(reason); use one of "
                 + "hci:N, hci-raw:N, hci-monitor, tcp:HOST:PORT, serial:/dev/ttyX[,BAUD][,rtscts], virtual"
+        case .monitorCannotDrive:
+            return "hci-monitor is the kernel's monitor channel: it hears what crosses every adapter but "
+                + "cannot send a command, so this tool cannot use it; use hci:N (user channel), "
+                + "hci-raw:N (beside the kernel), tcp:HOST:PORT, serial:/dev/ttyX or virtual"
         case let .noBluetoothInKernel(spec):
             return "\(spec): this kernel has no Bluetooth support (no AF_BLUETOOTH): "
                 + "use tcp:/serial: or the virtual radio"

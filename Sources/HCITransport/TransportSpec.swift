@@ -93,7 +93,7 @@ public enum TransportSpec: Sendable, Hashable, CustomStringConvertible {
         case let .hciUser(index): return try HCISocketTransport.openUserChannel(index: index)
         case let .hciRaw(index): return try HCISocketTransport.openRawChannel(index: index)
         case .hciMonitor:
-            throw .invalidSpec(description, reason: "the monitor channel is read-only, open it as a monitor")
+            throw .monitorCannotDrive
         case let .tcp(host, port): return try TCPTransport.connect(host: host, port: port)
         case let .serial(path, baud, flowControl):
             return try SerialTransport.open(path: path, baud: baud, flowControl: flowControl)

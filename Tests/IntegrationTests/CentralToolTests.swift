@@ -78,6 +78,24 @@ import TestSupport
         #expect(kernel.status != 0)
         #expect(kernel.errors.contains("no Bluetooth support"), "\(kernel.errors)")
     }
+
+    /// A failed run leaves no capture behind (it used to leave a 16-byte header), and the
+    /// monitor channel is refused without being offered back.
+    @Test func theMonitorChannelIsRefusedAndAFailedRunLeavesNoCapture() async throws {
+        let directory = ToolState.freshDirectory()
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let monitorCapture = directory + "/monitor.btsnoop"
+        let monitor = try await run(["scan", "--transport", "hci-monitor", "--btsnoop", monitorCapture])
+        #expect(monitor.status != 0)
+        #expect(monitor.errors.contains("cannot send a command"), "\(monitor.errors)")
+        #expect(!monitor.errors.contains("use one of hci:N, hci-raw:N, hci-monitor"), "\(monitor.errors)")
+        #expect(!FileManager.default.fileExists(atPath: monitorCapture))
+        let refusedCapture = directory + "/refused.btsnoop"
+        let refused = try await run(["info", "--transport", "tcp:127.0.0.1:1", "--btsnoop", refusedCapture])
+        #expect(refused.status != 0)
+        #expect(!FileManager.default.fileExists(atPath: refusedCapture))
+    }
 }
 
 /// A state directory (XDG_STATE_HOME) for one run of a tool.

@@ -14,15 +14,11 @@ public struct TransportOptions: ParsableArguments, Sendable {
     public var btsnoop: String?
 
     /// Opens the transport and starts the driver; the controller is not yet powered on.
+    /// A capture is created only for a transport that can be driven, and removed again when
+    /// the transport does not open, so a failed run leaves no header-only file behind.
     public func openController() throws -> HCIController {
-        let writer: BTSnoopWriter?
-        do {
-            writer = try btsnoop.map { try BTSnoopWriter(path: $0, datalink: .h4) }
-        } catch {
-            throw ToolError("cannot record to \(btsnoop ?? ""): \(error)")
-        }
+        let spec: TransportSpec
         do throws(TransportError) {
-            let spec: TransportSpec
             if let transport {
                 spec = try TransportSpec(parsing: transport)
             } else {
@@ -30,8 +26,23 @@ public struct TransportOptions: ParsableArguments, Sendable {
                 if choice.spec == .virtual { printError(choice.reason) }
                 spec = choice.spec
             }
+            if spec == .hciMonitor { throw .monitorCannotDrive }
+        } catch {
+            throw ToolError(error.description)
+        }
+        let writer: BTSnoopWriter?
+        do {
+            writer = try btsnoop.map { try BTSnoopWriter(path: $0, datalink: .h4) }
+        } catch {
+            throw ToolError("cannot record to \(btsnoop ?? ""): \(error)")
+        }
+        do throws(TransportError) {
             return try HCIController.open(spec, capture: writer)
         } catch {
+            if let btsnoop {
+                writer?.close()
+                unlink(btsnoop)
+            }
             throw ToolError(error.description)
         }
     }
