@@ -12,6 +12,29 @@ extension GATTDatabase {
         return AESCMAC.mac(key: 0, message: message).littleEndianBytes
     }
 
+    /// The descriptors whose values the hash covers but this database does not know: the
+    /// Characteristic Extended Properties a client discovered without reading. Read them
+    /// and set their `value` to make ``computedHash`` available.
+    public var descriptorsUnknownToHash: [UInt16] {
+        services.flatMap(\.characteristics).flatMap(\.descriptors)
+            .filter { $0.uuid == GATTUUID.characteristicExtendedProperties && $0.value == nil }
+            .map(\.handle)
+    }
+
+    /// Sets the value of the descriptor at `handle`, wherever it is; false when there is none.
+    @discardableResult
+    public mutating func setDescriptorValue(_ value: [UInt8], at handle: UInt16) -> Bool {
+        for s in services.indices {
+            for c in services[s].characteristics.indices {
+                if let d = services[s].characteristics[c].descriptors.firstIndex(where: { $0.handle == handle }) {
+                    services[s].characteristics[c].descriptors[d].value = value
+                    return true
+                }
+            }
+        }
+        return false
+    }
+
     /// What 7.3.1 authenticates, in handle order: handle, type and value of every service,
     /// include and characteristic declaration and of the Extended Properties descriptor;
     /// handle and type only of the User Description, CCCD, SCCD, Presentation Format and
