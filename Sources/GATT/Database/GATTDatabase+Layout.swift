@@ -7,7 +7,8 @@ public enum GATTLayoutError: Error, Sendable, Hashable {
     /// An include names a service UUID the database does not hold.
     case includedServiceMissing(BluetoothUUID)
     /// A characteristic has the Extended Properties bit but no Characteristic Extended
-    /// Properties descriptor with a value (Core 5.4 Vol 3 Part G 3.3.1.1, 3.3.3.1).
+    /// Properties descriptor, or has one without a value (Core 5.4 Vol 3 Part G 3.3.1.1,
+    /// 3.3.3.1).
     case extendedPropertiesMissing(BluetoothUUID)
     /// A service to remove is still included by another one (Part G 3.2).
     case serviceStillIncluded(ClosedRange<UInt16>)
@@ -65,8 +66,10 @@ extension GATTDatabase {
     private static func place(
         _ characteristic: inout Characteristic, take: () throws(GATTLayoutError) -> UInt16
     ) throws(GATTLayoutError) {
-        if characteristic.properties.contains(.extendedProperties),
-           !characteristic.descriptors.contains(where: { $0.uuid == GATTUUID.characteristicExtendedProperties && $0.value != nil }) {
+        // The hash covers the Extended Properties value, so a server must know it.
+        let extended = characteristic.descriptors.filter { $0.uuid == GATTUUID.characteristicExtendedProperties }
+        if extended.contains(where: { $0.value == nil })
+            || (characteristic.properties.contains(.extendedProperties) && extended.isEmpty) {
             throw .extendedPropertiesMissing(characteristic.uuid)
         }
         let subscribable = !characteristic.properties.isDisjoint(with: [.notify, .indicate])
