@@ -193,6 +193,38 @@ import Testing
         }
     }
 
+    /// A layout that does not fit below 0xFFFF is refused whole, and a refused change
+    /// leaves the served database and its hash as they were.
+    @Test func aLayoutPastTheLastHandleIsRefusedAndChangesNothing() throws {
+        let store = try Self.makeStore()
+        let before = store.database
+        let hash = store.databaseHash
+        // 0x0001-0x0018 are in use, 65,511 handles are left: a service of n characteristics
+        // takes 1 + 2n, so 32,755 fit exactly and 32,760 do not.
+        let huge = GATTDatabase.Service(uuid: Self.testService, characteristics: Array(
+            repeating: GATTDatabase.Characteristic(uuid: Self.stored, properties: [.read]), count: 32_760
+        ))
+        #expect(throws: GATTLayoutError.handlesExhausted) { try store.addServices([huge]) }
+        #expect(throws: GATTLayoutError.includedServiceMissing(GATTUUID.heartRate)) {
+            try store.addServices([declaredBattery(), GATTDatabase.Service(uuid: BluetoothUUID(UInt16(0xFFE1)), includes: [.init(uuid: GATTUUID.heartRate)])])
+        }
+        #expect(store.database == before)
+        #expect(store.databaseHash == hash)
+        // The last handle itself can be used.
+        var fits = huge
+        fits.characteristics.removeLast(32_760 - 32_755)
+        let change = try #require(try store.addServices([fits]))
+        #expect(change.changedHandles == 0x0019...0xFFFF)
+        #expect(store.attribute(at: 0xFFFF)?.type == Self.stored)
+    }
+
+    @Test func centralAddressResolutionWhenAsked() async throws {
+        let store = try GATTServerStore(services: [], configuration: GATTServerConfiguration(centralAddressResolution: true))
+        #expect(store.attribute(at: 0x0007)?.type == GATTUUID.centralAddressResolution)
+        #expect(try await read(store, 0x0007) == .success([0x01]))
+        #expect(store.attribute(at: 0x0008)?.type == GATTUUID.primaryService)
+    }
+
     static let readRequest = ATTPDU.readRequest(ReadRequest(attributeHandle: 0x0012))
     static let writeCommand = ATTPDU.writeCommand(WriteCommand(attributeHandle: 0x0012, attributeValue: [1]))
 
