@@ -12,6 +12,26 @@ import TestSupport
     static let harness = Result { try RadioHarness(arguments: ["--tcp", "--peripheral"]) }
     static let peripheral = DeviceAddress(BluetoothAddress(0xC44B_4D00_0001), type: .random)
 
+    /// What a server would declare to get `database`: no handles, includes by UUID, and no
+    /// CCCDs, which both Bumble and our layout add last to a characteristic that can
+    /// notify or indicate.
+    static func declarations(of database: GATTDatabase) -> [GATTDatabase.Service] {
+        database.services.map { service in
+            GATTDatabase.Service(
+                uuid: service.uuid, isPrimary: service.isPrimary,
+                includes: service.includes.map { GATTDatabase.IncludedService(uuid: $0.uuid) },
+                characteristics: service.characteristics.map { characteristic in
+                    GATTDatabase.Characteristic(
+                        uuid: characteristic.uuid, properties: characteristic.properties,
+                        descriptors: characteristic.descriptors
+                            .filter { $0.uuid != GATTUUID.clientCharacteristicConfiguration }
+                            .map { GATTDatabase.Descriptor(uuid: $0.uuid, value: $0.value) }
+                    )
+                }
+            )
+        }
+    }
+
     @Test func theHashOfWhatWeDiscoveredIsTheOneBumbleServes() async throws {
         let harness = try Self.harness.get()
         let central = try Central.open(.tcp(host: "127.0.0.1", port: harness.radio.tcpPort))
@@ -26,6 +46,8 @@ import TestSupport
         let served = try #require(discovered.databaseHash)
         #expect(discovered.descriptorsUnknownToHash.isEmpty)
         #expect(discovered.computedHash == served, "ours \(discovered.computedHash.map { Hex.string($0) } ?? "nil"), Bumble's \(Hex.string(served))")
+        // Bumble's layout is a reference for ours: the same declarations give the same handles.
+        #expect(try GATTDatabase.laidOut(from: Self.declarations(of: discovered)).services == discovered.services)
 
         try await harness.waitForEvent("subscription") { $0["characteristic"] as? String == "2A05" && $0["cccd"] as? String == "indicate" }
         let changes = peripheral.serviceChanges
@@ -51,6 +73,7 @@ import TestSupport
         let newHash = try #require(changed.databaseHash)
         #expect(newHash != served)
         #expect(changed.computedHash == newHash, "ours \(changed.computedHash.map { Hex.string($0) } ?? "nil"), Bumble's \(Hex.string(newHash))")
+        #expect(try GATTDatabase.laidOut(from: Self.declarations(of: changed)).services == changed.services)
         try await peripheral.disconnect()
     }
 }
