@@ -78,6 +78,15 @@ import Testing
         #expect(try await write(store, 0x0012, [9]) == nil)
         #expect(try await read(store, 0x0012, bearer: 2) == .success([9]))
         #expect(try await read(store, 0x0015) == .success(Array("Level".utf8)))
+        // The application sets values too, within 512 octets, only where values are stored.
+        #expect(store.setValue([4, 5], at: 0x0012))
+        #expect(try await read(store, 0x0012) == .success([4, 5]))
+        #expect(store.setValue(Array("Lvl".utf8), at: 0x0015))
+        #expect(!store.setValue([0], at: 0x0013), "a declaration")
+        #expect(!store.setValue([0, 0], at: 0x0016), "a CCCD is per client")
+        #expect(!store.setValue([0], at: 0x0019), "no attribute")
+        #expect(!store.setValue(Array(repeating: 0, count: 513), at: 0x0012))
+        #expect(try await read(store, 0x0012) == .success([4, 5]))
         // A value write never changes the hash.
         let hash = store.databaseHash
         #expect(try await write(store, 0x0012, Array(repeating: 7, count: 512)) == nil)
@@ -174,6 +183,22 @@ import Testing
         #expect(store.subscribers(of: 0x0014).isEmpty, "the removed characteristic's CCCD is forgotten")
         #expect(try await read(store, 0x001B) == .success([50]))
         #expect(throws: GATTLayoutError.noSuchService(0x0010)) { try store.removeService(at: 0x0010) }
+    }
+
+    /// Of two services with one UUID, an include that gives handles takes that one.
+    @Test func anIncludeWithHandlesPicksAmongServicesWithOneUUID() throws {
+        let store = try Self.makeStore()
+        _ = try store.addServices([declaredBattery(), declaredBattery()])
+        _ = try store.addServices([GATTDatabase.Service(uuid: BluetoothUUID(UInt16(0xFFE0)), includes: [
+            .init(uuid: GATTUUID.battery),
+            .init(handle: 0, serviceHandles: 0x001D...0x0020, uuid: GATTUUID.battery),
+        ])])
+        #expect(store.database.services.last?.includes.map(\.serviceHandles) == [0x0019...0x001C, 0x001D...0x0020])
+        #expect(throws: GATTLayoutError.includedServiceMissing(GATTUUID.battery)) {
+            try store.addServices([GATTDatabase.Service(uuid: BluetoothUUID(UInt16(0xFFE1)), includes: [
+                .init(handle: 0, serviceHandles: 0x001A...0x0020, uuid: GATTUUID.battery),
+            ])])
+        }
     }
 
     @Test func aServiceStillIncludedCannotBeRemoved() throws {

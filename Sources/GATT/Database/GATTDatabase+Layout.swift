@@ -4,7 +4,7 @@ import BluetoothCore
 public enum GATTLayoutError: Error, Sendable, Hashable {
     /// The services do not fit below handle 0xFFFF.
     case handlesExhausted
-    /// An include names a service UUID the database does not hold.
+    /// An include names a service (by UUID, or UUID and handles) the database does not hold.
     case includedServiceMissing(BluetoothUUID)
     /// A characteristic has the Extended Properties bit but no Characteristic Extended
     /// Properties descriptor, or has one without a value (Core 5.4 Vol 3 Part G 3.3.1.1,
@@ -28,9 +28,9 @@ extension GATTDatabase {
     /// in the order given, and returns the handles they took. Within a service: the
     /// declaration, the includes, then per characteristic its declaration, its value
     /// (declaration + 1, Part G 3.3), its descriptors in the order given and, when it can
-    /// notify or indicate and none was given, a CCCD last (Bumble's order). Includes name a
-    /// service by UUID (the first in handle order, the new ones counted) and take its
-    /// handles. Nothing changes when an error is thrown; nil when `declared` is empty.
+    /// notify or indicate and none was given, a CCCD last (Bumble's order). An include names
+    /// a service by UUID (the first in handle order, the new ones counted), or by UUID and
+    /// handles when it gives them (a service already laid out), and takes its handles. Nothing changes when an error is thrown; nil when `declared` is empty.
     @discardableResult
     public mutating func add(_ declared: [Service]) throws(GATTLayoutError) -> ClosedRange<UInt16>? {
         let first = UInt32(services.last?.handles.upperBound ?? 0) + 1
@@ -53,8 +53,11 @@ extension GATTDatabase {
         var all = services + placed
         for serviceIndex in all.indices.dropFirst(services.count) {
             for includeIndex in all[serviceIndex].includes.indices {
-                let uuid = all[serviceIndex].includes[includeIndex].uuid
-                guard let target = all.first(where: { $0.uuid == uuid }) else { throw .includedServiceMissing(uuid) }
+                let include = all[serviceIndex].includes[includeIndex]
+                let named = include.serviceHandles == 0...0
+                    ? all.first { $0.uuid == include.uuid }
+                    : all.first { $0.uuid == include.uuid && $0.handles == include.serviceHandles }
+                guard let target = named else { throw .includedServiceMissing(include.uuid) }
                 all[serviceIndex].includes[includeIndex].serviceHandles = target.handles
             }
         }

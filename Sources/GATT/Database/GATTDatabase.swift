@@ -60,7 +60,9 @@ public struct GATTDatabase: Sendable, Hashable {
         }
 
         /// A server's include of the service with `uuid` (the first one in handle order),
-        /// which layout resolves to that service's handles.
+        /// which layout resolves to that service's handles. To include one of several
+        /// services with one UUID, give its handles with ``init(handle:serviceHandles:uuid:)``
+        /// (handle 0: layout places the include).
         public init(uuid: BluetoothUUID) {
             self.init(handle: 0, serviceHandles: 0...0, uuid: uuid)
         }

@@ -20,14 +20,10 @@ extension GATTServerStore.State {
         switch table.sources[index] {
         case .declaration(let value):
             return .value(value)
-        case .characteristicValue(let path):
-            let characteristic = database.services[path.service].characteristics[path.characteristic]
-            if let read = characteristic.handler?.read { return .handler(read) }
-            return .value(characteristic.value ?? [])
-        case .descriptor(let path, let index):
-            let descriptor = database.services[path.service].characteristics[path.characteristic].descriptors[index]
-            if let read = descriptor.handler?.read { return .handler(read) }
-            return .value(descriptor.value ?? [])
+        case .characteristicValue, .descriptor:
+            let (handler, value) = application(table.sources[index])
+            if let read = handler?.read { return .handler(read) }
+            return .value(value ?? [])
         case .clientConfiguration(let valueHandle, _):
             return .value((clients[bearer]?.configurations[valueHandle] ?? []).bytes)
         case .clientSupportedFeatures:
@@ -45,21 +41,44 @@ extension GATTServerStore.State {
         switch table.sources[index] {
         case .declaration, .databaseHash, .serviceChanged:
             return .done(.writeNotPermitted)
-        case .characteristicValue(let path):
-            let characteristic = database.services[path.service].characteristics[path.characteristic]
-            if let write = characteristic.handler?.write { return .handler(write) }
-            database.services[path.service].characteristics[path.characteristic].value = value
-            return .done(nil)
-        case .descriptor(let path, let index):
-            let descriptor = database.services[path.service].characteristics[path.characteristic].descriptors[index]
-            if let write = descriptor.handler?.write { return .handler(write) }
-            database.services[path.service].characteristics[path.characteristic].descriptors[index].value = value
+        case .characteristicValue, .descriptor:
+            if let write = application(table.sources[index]).handler?.write { return .handler(write) }
+            store(value, at: table.sources[index])
             return .done(nil)
         case .clientConfiguration(let valueHandle, let properties):
             return .done(writeConfiguration(value, valueHandle: valueHandle, properties: properties, bearer: bearer))
         case .clientSupportedFeatures:
             return .done(writeSupportedFeatures(value, bearer: bearer))
         }
+    }
+
+    /// The handler and stored value of a characteristic value or descriptor.
+    func application(_ source: GATTAttributeTable.Source) -> (handler: GATTAttributeHandler?, value: [UInt8]?) {
+        switch source {
+        case .characteristicValue(let path):
+            let characteristic = database.services[path.service].characteristics[path.characteristic]
+            return (characteristic.handler, characteristic.value)
+        case .descriptor(let path, let index):
+            let descriptor = database.services[path.service].characteristics[path.characteristic].descriptors[index]
+            return (descriptor.handler, descriptor.value)
+        default:
+            return (nil, nil)
+        }
+    }
+
+    /// Replaces the stored value of a characteristic value or descriptor; false for any
+    /// other attribute.
+    @discardableResult
+    mutating func store(_ value: [UInt8], at source: GATTAttributeTable.Source) -> Bool {
+        switch source {
+        case .characteristicValue(let path):
+            database.services[path.service].characteristics[path.characteristic].value = value
+        case .descriptor(let path, let index):
+            database.services[path.service].characteristics[path.characteristic].descriptors[index].value = value
+        default:
+            return false
+        }
+        return true
     }
 
     /// A CCCD write (Part G 3.3.3.3): exactly two octets, else Invalid Attribute Value

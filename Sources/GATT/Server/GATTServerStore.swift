@@ -149,6 +149,18 @@ public final class GATTServerStore: ATTAttributeStore {
         }
     }
 
+    /// The application changes a stored value (a characteristic value or descriptor; at
+    /// most 512 octets, Vol 3 Part F 3.2.9); false when `handle` holds neither or the value
+    /// is too long. Whom to notify is ``subscribers(of:)``.
+    @discardableResult
+    public func setValue(_ value: [UInt8], at handle: UInt16) -> Bool {
+        guard value.count <= Self.maximumValueLength else { return false }
+        return state.withLock { state in
+            guard let index = state.table.index(of: handle) else { return false }
+            return state.store(value, at: state.table.sources[index])
+        }
+    }
+
     /// The bearers subscribed to the characteristic whose value is at `valueHandle`, with
     /// what they asked for: whom the driver notifies or indicates.
     public func subscribers(of valueHandle: UInt16) -> [UInt16: ClientCharacteristicConfiguration] {
