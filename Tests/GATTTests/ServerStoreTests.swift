@@ -183,6 +183,9 @@ import Testing
         #expect(store.subscribers(of: 0x0014).isEmpty, "the removed characteristic's CCCD is forgotten")
         #expect(try await read(store, 0x001B) == .success([50]))
         #expect(throws: GATTLayoutError.noSuchService(0x0010)) { try store.removeService(at: 0x0010) }
+        #expect(throws: GATTLayoutError.builtInService(0x0006)) { try store.removeService(at: 0x0006) }
+        #expect(throws: GATTLayoutError.builtInService(0x0001)) { try store.removeService(at: 0x0001) }
+        #expect(store.attribute(at: 0x000D)?.type == GATTUUID.databaseHash)
     }
 
     /// Of two services with one UUID, an include that gives handles takes that one.

@@ -14,6 +14,9 @@ public enum GATTLayoutError: Error, Sendable, Hashable {
     case serviceStillIncluded(ClosedRange<UInt16>)
     /// No service starts at this handle.
     case noSuchService(UInt16)
+    /// The server's own GAP or GATT service: removing it would take Service Changed and
+    /// the Database Hash with it.
+    case builtInService(UInt16)
 }
 
 extension GATTDatabase {

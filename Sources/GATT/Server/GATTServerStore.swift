@@ -32,6 +32,8 @@ public final class GATTServerStore: ATTAttributeStore {
     let state: Lock<State>
     public let configuration: GATTServerConfiguration
     private let authorizer: Authorizer?
+    /// The GAP and GATT services' handles: laid out first, never moved or removed.
+    private let builtInHandles: ClosedRange<UInt16>
 
     /// The longest value a read may answer (Core 5.4 Vol 3 Part F 3.2.9): a handler's longer
     /// value is answered with Unlikely Error (0x0E), never truncated silently.
@@ -48,7 +50,10 @@ public final class GATTServerStore: ATTAttributeStore {
     ) throws(GATTLayoutError) {
         self.configuration = configuration
         self.authorizer = authorizer
-        state = Lock(State(database: try GATTDatabase.laidOut(from: configuration.builtInServices + services)))
+        let builtIn = configuration.builtInServices
+        let database = try GATTDatabase.laidOut(from: builtIn + services)
+        builtInHandles = 0x0001...database.services[builtIn.count - 1].handles.upperBound
+        state = Lock(State(database: database))
     }
 
     /// The database as served now: handles, stored values, permissions.
@@ -132,9 +137,10 @@ public final class GATTServerStore: ATTAttributeStore {
 
     /// Removes the service starting at `handle` and returns what changed; every connected
     /// client becomes change-unaware and its CCCDs of the removed characteristics are
-    /// forgotten.
+    /// forgotten. The GAP and GATT services the store added stay.
     public func removeService(at handle: UInt16) throws(GATTLayoutError) -> GATTServerChange {
-        try state.withLock { (state) throws(GATTLayoutError) -> GATTServerChange in
+        guard !builtInHandles.contains(handle) else { throw .builtInService(handle) }
+        return try state.withLock { (state) throws(GATTLayoutError) -> GATTServerChange in
             var database = state.database
             let range = try database.removeService(at: handle)
             return state.replaceDatabase(database, changed: range)
