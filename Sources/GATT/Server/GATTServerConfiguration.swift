@@ -12,15 +12,20 @@ public struct GATTServerConfiguration: Sendable, Hashable {
     public var centralAddressResolution: Bool?
     /// Server Supported Features (0x2B3A).
     public var serverSupportedFeatures: GATTServerSupportedFeatures
+    /// How long an application handler may take to answer a read or write before the
+    /// client is answered Unlikely Error (0x0E). Well under the client's 30 s transaction
+    /// timeout (Vol 3 Part F 3.3.3), after which the client drops the link.
+    public var handlerDeadline: Duration
 
     public init(
         deviceName: String = "BareBLE", appearance: UInt16 = 0, centralAddressResolution: Bool? = nil,
-        serverSupportedFeatures: GATTServerSupportedFeatures = []
+        serverSupportedFeatures: GATTServerSupportedFeatures = [], handlerDeadline: Duration = .seconds(10)
     ) {
         self.deviceName = deviceName
         self.appearance = appearance
         self.centralAddressResolution = centralAddressResolution
         self.serverSupportedFeatures = serverSupportedFeatures
+        self.handlerDeadline = handlerDeadline
     }
 }
 

@@ -56,6 +56,10 @@ public final class GATTServerStore: ATTAttributeStore {
         state = Lock(State(database: database))
     }
 
+    /// Application handlers that missed ``GATTServerConfiguration/handlerDeadline``.
+    public var handlerDeadlinesMissed: Int { missedDeadlines.withLock { $0 } }
+    private let missedDeadlines = Lock(0)
+
     /// The database as served now: handles, stored values, permissions.
     public var database: GATTDatabase { state.withLock { $0.database } }
 
@@ -92,12 +96,11 @@ public final class GATTServerStore: ATTAttributeStore {
         case .failure(let code):
             return .failure(code)
         case .handler(let read):
-            do {
-                let value = try await read(context)
-                return value.count <= Self.maximumValueLength ? .success(value) : .failure(.unlikelyError)
-            } catch {
-                return .failure(error)
+            guard let answer = await GATTHandlerCall.run(deadline: configuration.handlerDeadline, { () async throws(ATTErrorCode) in try await read(context) }) else {
+                missedDeadlines.withLock { $0 += 1 }
+                return .failure(.unlikelyError)
             }
+            return answer.flatMap { $0.count <= Self.maximumValueLength ? .success($0) : .failure(.unlikelyError) }
         }
     }
 
@@ -106,12 +109,12 @@ public final class GATTServerStore: ATTAttributeStore {
         case .done(let code):
             return code
         case .handler(let write):
-            do {
-                try await write(value, context)
-                return nil
-            } catch {
-                return error
+            guard let answer = await GATTHandlerCall.run(deadline: configuration.handlerDeadline, { () async throws(ATTErrorCode) in try await write(value, context) }) else {
+                missedDeadlines.withLock { $0 += 1 }
+                return .unlikelyError
             }
+            if case .failure(let code) = answer { return code }
+            return nil
         }
     }
 
