@@ -52,4 +52,23 @@ import TestSupport
         #expect(written == .unlikelyError)
         #expect(store.handlerDeadlinesMissed == 2)
     }
+
+    /// An authorizer that never decides denies at the deadline.
+    @Test func anAuthorizerThatNeverDecidesDenies() async throws {
+        let gate = Gate()
+        defer { gate.open() }
+        let store = try GATTServerStore(
+            services: [], configuration: GATTServerConfiguration(handlerDeadline: .milliseconds(200)),
+            authorizer: { _, _, _ in
+                await gate.wait()
+                return nil
+            }
+        )
+        let attribute = try #require(store.attribute(at: 0x0003))
+        let decision = try await withDeadline("the authorization", seconds: 10) {
+            await store.authorize(attribute, operation: .read, context: ATTServerContext(bearer: 1))
+        }
+        #expect(decision == .insufficientAuthorization)
+        #expect(store.handlerDeadlinesMissed == 1)
+    }
 }

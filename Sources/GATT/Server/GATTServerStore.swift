@@ -85,8 +85,18 @@ public final class GATTServerStore: ATTAttributeStore {
         state.withLock { state in state.table.index(of: handle).map { state.table.attributes[$0] } }
     }
 
+    /// An authorizer that misses the handler deadline denies (Insufficient Authorization):
+    /// silence is not consent.
     public func authorize(_ attribute: ATTAttribute, operation: ATTOperation, context: ATTServerContext) async -> ATTErrorCode? {
-        await authorizer?(attribute, operation, context)
+        guard let authorizer else { return nil }
+        let answer = await GATTHandlerCall.run(deadline: configuration.handlerDeadline) { () async throws(ATTErrorCode) -> ATTErrorCode? in
+            await authorizer(attribute, operation, context)
+        }
+        guard case .success(let decision) = answer else {
+            missedDeadlines.withLock { $0 += 1 }
+            return .insufficientAuthorization
+        }
+        return decision
     }
 
     public func read(_ attribute: ATTAttribute, context: ATTServerContext) async -> Result<[UInt8], ATTErrorCode> {
