@@ -17,6 +17,7 @@ from bumble import att, gatt, hci
 from bumble.core import UUID, PhysicalTransport
 from bumble.device import Peer as BumblePeer
 
+from radio_controller import RadioController
 from radio_gatt import uuid_text
 from radio_peers import Peer
 
@@ -30,14 +31,18 @@ SCAN_TIMEOUT = 10.0
 _CPR = hci.LeFeatureMask.CONNECTION_PARAMETERS_REQUEST_PROCEDURE
 
 
+class WithoutParametersRequest(RadioController):
+    """A link layer without the Connection Parameters Request procedure (Core Vol 6 Part B
+    5.1.7): a peripheral must ask with L2CAP instead. A class default, since HCI Reset
+    restores those."""
+    le_features = hci.LeFeatureMask(RadioController.le_features & ~_CPR)
+
+
 class GattCentral(Peer):
     def __init__(self, index: int, link, log, server_mtu: int, parameters_request: bool) -> None:
         super().__init__(f'central{index}', f'BareBLE-GATT-Central-{index}',
-                         f'{GATT_CENTRAL_ADDRESS_PREFIX}:{index:02X}', link, log)
-        if not parameters_request:
-            # A central whose link layer lacks the Connection Parameters Request procedure
-            # (Core Vol 6 Part B 5.1.7): a peripheral must use L2CAP's request instead.
-            self.controller.le_features = hci.LeFeatureMask(self.controller.le_features & ~_CPR)
+                         f'{GATT_CENTRAL_ADDRESS_PREFIX}:{index:02X}', link, log,
+                         controller_class=RadioController if parameters_request else WithoutParametersRequest)
         self.device.gatt_server.max_mtu = server_mtu
         self.connection = None
         self.peer = None
