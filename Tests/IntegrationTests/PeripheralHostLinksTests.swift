@@ -102,6 +102,26 @@ import TestSupport
         #expect(host.statistics.advertisingStarts == 1)
     }
 
+    @Test("extended advertising PDUs: a central finds us by name and connects, then another after it")
+    func extendedPDUs() async throws {
+        let central = try await PeripheralRadio.open()
+        defer { central.close() }
+        var options = try PeripheralRadio.options(name: "BareBLE-Extended")
+        options.advertising.pduFormat = .extended
+        let host = try PeripheralHost(central: central, options: options)
+        let events = HostEvents(host)
+        try await host.start()
+        for _ in 0..<2 {
+            let name = try await PeripheralRadio.addCentral()
+            try await PeripheralRadio.central(name, "connect name=BareBLE-Extended")
+            let link = try await events.connected()
+            #expect(link.address == (try PeripheralRadio.address(of: name)))
+        }
+        _ = try await events.next("advertising after the second connection") { if case .advertising = $0 { true } else { nil } }
+        #expect(host.links.count == 2)
+        #expect(host.statistics.advertisingStarts == 3)
+    }
+
     @Test("a second PeripheralHost on the same Central is refused; hci-raw-style options are checked")
     func constructionRules() async throws {
         let central = try await PeripheralRadio.open()
