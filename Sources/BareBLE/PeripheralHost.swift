@@ -52,9 +52,10 @@ public final class PeripheralHost: Sendable {
             self.addressRotation = addressRotation
         }
 
-        /// The upper bound of ``maximumLinks``: the Connector's own bound on unread
-        /// incoming connections.
-        public static let linkLimit = Connector.incomingConnectionBufferLimit
+        /// The upper bound of ``maximumLinks``, the bound of the links table (centrals
+        /// decide how many connect). Controllers take far fewer links; one at its own
+        /// limit simply stops accepting connections.
+        public static let linkLimit = 64
     }
 
     /// What a new link looks like to the ATT server, handed to the server attachment
@@ -105,20 +106,20 @@ public final class PeripheralHost: Sendable {
         var broadcastStartedAt = 0
         /// The address of the latest set, which a new connection was made to.
         var advertisingAddress: DeviceAddress?
-        var listeners: [UInt64: AsyncStream<PeripheralHostEvent>.Continuation] = [:]
-        var nextListener: UInt64 = 0
         var statistics = Statistics()
         var reconsider: AsyncStream<Void>.Continuation?
         var loop: Task<Void, Never>?
     }
 
     let state = Lock(State())
+    private let listeners = Listeners<PeripheralHostEvent>(bufferLimit: PeripheralHost.eventBufferLimit)
 
     /// Takes over accepting `central`'s incoming connections (one host per Central).
     /// `server` attaches the ATT server to each link.
     public init(central: Central, options: Options, server: ServerAttachment? = nil) throws(PeripheralHostError) {
-        if let adapter = central.kernelAdapter { throw .kernelOwnsConnections(adapter: adapter) }
-        guard let channels = central.channels, let connector = central.connector else { throw .kernelOwnsConnections(adapter: -1) }
+        guard let channels = central.channels, let connector = central.connector else {
+            throw .kernelOwnsConnections(adapter: central.kernelAdapter ?? 0)
+        }
         guard (1...Options.linkLimit).contains(options.maximumLinks) else {
             throw .invalidOptions("maximumLinks \(options.maximumLinks) is outside 1 ... \(Options.linkLimit)")
         }
@@ -140,7 +141,6 @@ public final class PeripheralHost: Sendable {
         state.withLock { state in
             state.loop?.cancel()
             state.reconsider?.finish()
-            for listener in state.listeners.values { listener.finish() }
         }
     }
 
@@ -154,16 +154,7 @@ public final class PeripheralHost: Sendable {
     /// Events from now on, for as long as the stream is iterated; a reader that falls
     /// behind loses the oldest beyond ``eventBufferLimit`` (counted in
     /// ``Statistics/droppedEvents``).
-    public func events() -> AsyncStream<PeripheralHostEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: PeripheralHostEvent.self, bufferingPolicy: .bufferingNewest(Self.eventBufferLimit))
-        let id = state.withLock { state in
-            state.nextListener += 1
-            state.listeners[state.nextListener] = continuation
-            return state.nextListener
-        }
-        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) } }
-        return stream
-    }
+    public func events() -> AsyncStream<PeripheralHostEvent> { listeners.stream() }
 
     // MARK: Advertising
 
@@ -334,11 +325,7 @@ public final class PeripheralHost: Sendable {
     }
 
     private func emit(_ event: PeripheralHostEvent) {
-        let listeners = state.withLock { Array($0.listeners.values) }
-        var dropped = 0
-        for listener in listeners {
-            if case .dropped = listener.yield(event) { dropped += 1 }
-        }
+        let dropped = listeners.yield(event)
         if dropped > 0 { state.withLock { $0.statistics.droppedEvents += dropped } }
     }
 }

@@ -12,6 +12,8 @@ import TestSupport
 /// bond saved to the policy's store, and the bonded central coming back from a resolvable
 /// private address, resolved to its identity and re-encrypted without pairing.
 @Suite(.serialized) struct PeripheralHostPairing {
+    static let justWorks = "io=no-input-no-output sc=1 mitm=0 bonding=1"
+
     static func bondDirectory() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("bareble-peripheral-bonds-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
     }
@@ -42,14 +44,8 @@ import TestSupport
     func justWorks() async throws {
         let (central, bonds) = try await open()
         defer { central.close() }
-        let address = try #require(central.controller.info?.address)
-        let host = try PeripheralHost(central: central, options: try PeripheralRadio.options(name: "BareBLE-JW"))
-        let events = HostEvents(host)
-        try await host.start()
-        let name = try await PeripheralRadio.addCentral()
-        try await PeripheralRadio.log.get().control("pairing \(name) io=no-input-no-output sc=1 mitm=0 bonding=1")
-        try await PeripheralRadio.central(name, "connect \(address)")
-        let link = try await events.connected()
+        let (host, events, name, link) = try await PeripheralRadio.accepted(on: central, advertising: "BareBLE-JW", pairing: Self.justWorks)
+        defer { withExtendedLifetime(host) {} }
         let ack = try await PeripheralRadio.central(name, "pair", timeout: .seconds(45))
         #expect(ack["paired"] as? Bool == true)
         let (keys, saved) = try await paired(events)
@@ -71,13 +67,9 @@ import TestSupport
         let user = RadioUser(log: log, radioPeer: name, ourAddress: "F0:0D")
         let (central, bonds) = try await open(pairing: PairingConfiguration(ioCapability: .displayOnly, mitm: true), delegate: user)
         defer { central.close() }
-        let address = try #require(central.controller.info?.address)
-        let host = try PeripheralHost(central: central, options: try PeripheralRadio.options(name: "BareBLE-PK"))
-        let events = HostEvents(host)
-        try await host.start()
-        try await log.control("pairing \(name) io=keyboard-only sc=1 mitm=1 bonding=1 passkey=ask")
-        try await PeripheralRadio.central(name, "connect \(address)")
-        _ = try await events.connected()
+        let (host, events, _, _) = try await PeripheralRadio.accepted(
+            on: central, advertising: "BareBLE-PK", radioCentral: name, pairing: "io=keyboard-only sc=1 mitm=1 bonding=1 passkey=ask")
+        defer { withExtendedLifetime(host) {} }
         let ack = try await PeripheralRadio.central(name, "pair", timeout: .seconds(45))
         #expect(ack["paired"] as? Bool == true, "\(ack)")
         let (keys, saved) = try await paired(events)
@@ -92,13 +84,8 @@ import TestSupport
         let (central, bonds) = try await open()
         defer { central.close() }
         let address = try #require(central.controller.info?.address)
-        let host = try PeripheralHost(central: central, options: try PeripheralRadio.options(name: "BareBLE-SR"))
-        let events = HostEvents(host)
-        try await host.start()
-        let name = try await PeripheralRadio.addCentral()
-        try await PeripheralRadio.log.get().control("pairing \(name) io=no-input-no-output sc=1 mitm=0 bonding=1")
-        try await PeripheralRadio.central(name, "connect \(address)")
-        let link = try await events.connected()
+        let (host, events, name, link) = try await PeripheralRadio.accepted(on: central, advertising: "BareBLE-SR", pairing: Self.justWorks)
+        defer { withExtendedLifetime(host) {} }
         let outcome = try await link.requestSecurity()
         guard case let .paired(keys, bondSaved) = outcome else {
             Issue.record("expected a pairing, got \(outcome)")

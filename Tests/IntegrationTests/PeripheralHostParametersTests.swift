@@ -15,13 +15,8 @@ import TestSupport
 
     func connect(parametersRequest: Bool) async throws -> (Central, PeripheralHost, RemoteCentral, String) {
         let central = try await PeripheralRadio.open()
-        let address = try #require(central.controller.info?.address)
-        let host = try PeripheralHost(central: central, options: try PeripheralRadio.options(name: "BareBLE-Params"))
-        let events = HostEvents(host)
-        try await host.start()
-        let name = try await PeripheralRadio.addCentral(parametersRequest: parametersRequest)
-        try await PeripheralRadio.central(name, "connect \(address)")
-        return (central, host, try await events.connected(), name)
+        let (host, _, name, link) = try await PeripheralRadio.accepted(on: central, advertising: "BareBLE-Params", parametersRequest: parametersRequest)
+        return (central, host, link, name)
     }
 
     func centralSaw(_ name: String) async throws -> [String: Any] {

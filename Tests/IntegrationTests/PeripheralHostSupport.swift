@@ -44,6 +44,22 @@ enum PeripheralRadio {
         return DeviceAddress(BluetoothAddress(0xC44B_4D00_0200 + number), type: .random)
     }
 
+    /// A host advertising `advertisedName` on `central`, started, and a radio central
+    /// (`radioCentral`, or a new one) given `pairing` settings and connected to it.
+    static func accepted(
+        on central: Central, advertising advertisedName: String, radioCentral: String? = nil,
+        pairing: String? = nil, parametersRequest: Bool = true
+    ) async throws -> (host: PeripheralHost, events: HostEvents, name: String, link: RemoteCentral) {
+        let address = try #require(central.controller.info?.address)
+        let host = try PeripheralHost(central: central, options: try options(name: advertisedName))
+        let events = HostEvents(host)
+        try await host.start()
+        let name = if let radioCentral { radioCentral } else { try await addCentral(parametersRequest: parametersRequest) }
+        if let pairing { try await log.get().control("pairing \(name) \(pairing)") }
+        try await self.central(name, "connect \(address)")
+        return (host, events, name, try await events.connected())
+    }
+
     static func options(name: String, maximumLinks: Int = 4) throws -> PeripheralHost.Options {
         var data = AdvertisingDataBuilder()
         data.flags(.generalDiscoverableLEOnly)
