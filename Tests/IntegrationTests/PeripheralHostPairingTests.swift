@@ -79,6 +79,24 @@ import TestSupport
         #expect(user.shown.withLock { $0.count } == 1)
     }
 
+    @Test("the central types a wrong passkey: the pairing fails on both sides and nothing is stored")
+    func wrongPasskey() async throws {
+        let (central, bonds) = try await open(pairing: PairingConfiguration(ioCapability: .displayOnly, mitm: true))
+        defer { central.close() }
+        // One chance in a million that our random passkey is this one.
+        let (host, events, name, link) = try await PeripheralRadio.accepted(
+            on: central, advertising: "BareBLE-WrongPK", pairing: "io=keyboard-only sc=1 mitm=1 bonding=1 passkey=111111")
+        defer { withExtendedLifetime(host) {} }
+        let ack = try await PeripheralRadio.central(name, "pair", timeout: .seconds(45))
+        #expect(ack["paired"] as? Bool == false)
+        let failure = try await events.next("pairing failure") { event -> PairingError? in
+            if case let .pairingFailed(failed, error) = event, failed === link { error } else { nil }
+        }
+        #expect("\(failure)".lowercased().contains("confirm"), "\(failure)")
+        #expect(!link.isEncrypted)
+        #expect(bonds.bond(for: try PeripheralRadio.address(of: name)) == nil)
+    }
+
     @Test("our Security Request: the central pairs; it comes back from an RPA, is resolved to its bond and re-encrypts without pairing")
     func securityRequestThenRPAReconnect() async throws {
         let (central, bonds) = try await open()
