@@ -96,6 +96,8 @@ public final class PeripheralHost: Sendable {
     let channels: ChannelManager
     let connector: Connector
     let server: ServerAttachment?
+    /// Removes our acceptor (and no other) when the host goes away.
+    private let acceptorToken = Lock<UInt64?>(nil)
 
     struct State: Sendable {
         var links: [UInt16: RemoteCentral] = [:]
@@ -133,11 +135,12 @@ public final class PeripheralHost: Sendable {
         self.connector = connector
         self.server = server
         advertiser = Advertiser(controller: central.controller)
-        guard connector.setAcceptor({ [weak self] connection in self?.accept(connection) }) else { throw .alreadyAccepting }
+        guard let token = connector.setAcceptor({ [weak self] connection in self?.accept(connection) }) else { throw .alreadyAccepting }
+        acceptorToken.withLock { $0 = token }
     }
 
     deinit {
-        connector.removeAcceptor()
+        if let token = acceptorToken.withLock({ $0 }) { connector.removeAcceptor(token) }
         state.withLock { state in
             state.loop?.cancel()
             state.reconsider?.finish()
@@ -186,6 +189,8 @@ public final class PeripheralHost: Sendable {
             state.reconsider = reconsider
             state.loop = loop
         }
+        // A connection during the first start found no loop to tell: look once now.
+        reconsider.yield()
     }
 
     /// Stops advertising; connected centrals stay. ``start()`` may be called again.
@@ -231,10 +236,15 @@ public final class PeripheralHost: Sendable {
         if let current, spent || !current.isAdvertising || !wanted {
             // A set the controller ended is stopped without effect (Core Vol 4 Part E 7.8.9:
             // disabling disabled advertising has none).
-            try? await current.stop()
+            do throws(AdvertisingError) {
+                try await current.stop()
+            } catch {
+                state.withLock { $0.statistics.advertisingFailures += 1 }
+                emit(.advertisingFailed(error))
+            }
             state.withLock { $0.broadcast = nil }
         }
-        guard wanted, state.withLock({ $0.broadcast == nil }), options.readvertises || state.withLock({ $0.statistics.advertisingStarts == 0 }) else { return }
+        guard wanted, options.readvertises, state.withLock({ $0.broadcast == nil }) else { return }
         do throws(AdvertisingError) {
             try await startBroadcast()
         } catch {

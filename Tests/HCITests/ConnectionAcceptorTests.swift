@@ -16,7 +16,7 @@ import TestSupport
     @Test func anLTKRequestRightBehindTheCompletionIsAnsweredWithTheKey() async throws {
         let bench = try await ConnectionBench.start(extraCommands: [LELongTermKeyRequestReply.self, LELongTermKeyRequestNegativeReply.self])
         let accepted = Lock<[UInt16]>([])
-        #expect(bench.connector.setAcceptor { connection in
+        #expect(nil != bench.connector.setAcceptor { connection in
             accepted.withLock { $0.append(connection.handle) }
             connection.setLongTermKeyProvider { _, _ in Self.key }
         })
@@ -31,11 +31,13 @@ import TestSupport
         #expect(accepted.withLock { $0 } == Array(1...20))
     }
 
-    @Test func oneAcceptorPerConnector() async throws {
+    @Test func oneAcceptorPerConnectorAndOnlyItsOwnerRemovesIt() async throws {
         let bench = try await ConnectionBench.start()
-        #expect(bench.connector.setAcceptor { _ in })
-        #expect(!bench.connector.setAcceptor { _ in })
-        bench.connector.removeAcceptor()
-        #expect(bench.connector.setAcceptor { _ in })
+        let first = try #require(bench.connector.setAcceptor { _ in })
+        #expect(bench.connector.setAcceptor { _ in } == nil)
+        bench.connector.removeAcceptor(first + 1)
+        #expect(bench.connector.setAcceptor { _ in } == nil, "a stranger's token removed nothing")
+        bench.connector.removeAcceptor(first)
+        #expect(bench.connector.setAcceptor { _ in } != nil)
     }
 }

@@ -127,10 +127,15 @@ import TestSupport
         let central = try await PeripheralRadio.open()
         defer { central.close() }
         let host = try PeripheralHost(central: central, options: try PeripheralRadio.options(name: "BareBLE-One"))
+        let events = HostEvents(host)
         #expect(throws: PeripheralHostError.alreadyAccepting) {
             _ = try PeripheralHost(central: central, options: try PeripheralRadio.options(name: "BareBLE-Two"))
         }
-        withExtendedLifetime(host) {}
+        // The refused second host takes nothing away from the first: it still accepts.
+        try await host.start()
+        let name = try await PeripheralRadio.addCentral()
+        try await PeripheralRadio.central(name, "connect name=BareBLE-One")
+        #expect(try await events.connected(timeout: .seconds(5)).address == (try PeripheralRadio.address(of: name)))
         var beacon = try PeripheralRadio.options(name: "BareBLE-Beacon")
         beacon.advertising.kind = .nonConnectableUndirected
         let other = try await PeripheralRadio.open()

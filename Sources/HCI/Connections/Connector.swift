@@ -52,7 +52,7 @@ public final class Connector: Sendable {
         var abandonedAttempt = false
         var expectations = PendingAnswers<Wait, Event, ConnectionError>()
         var incoming: [UInt64: AsyncStream<Connection>.Continuation] = [:]
-        var acceptor: (@Sendable (Connection) -> Void)?
+        var acceptor: (id: UInt64, accept: @Sendable (Connection) -> Void)?
         var droppedIncomingConnections = 0
         var nextID: UInt64 = 1
         var subscription: Subscription?
@@ -128,17 +128,23 @@ public final class Connector: Sendable {
     /// before the ``incomingConnections()`` streams and before any later event of the link
     /// is handled: a link's stack (SMP with its LTK answers, the ATT bearer) is then in
     /// place before a central that encrypts or pairs at once is heard. One acceptor per
-    /// connector; returns false when another is set. Keep it short: no waiting, no I/O.
-    package func setAcceptor(_ acceptor: @escaping @Sendable (Connection) -> Void) -> Bool {
+    /// connector; returns nil when another is set, else the token that removes it. Keep it
+    /// short: no waiting, no I/O.
+    package func setAcceptor(_ acceptor: @escaping @Sendable (Connection) -> Void) -> UInt64? {
         state.withLock { state in
-            guard state.acceptor == nil else { return false }
-            state.acceptor = acceptor
-            return true
+            guard state.acceptor == nil else { return nil }
+            defer { state.nextID += 1 }
+            state.acceptor = (state.nextID, acceptor)
+            return state.nextID
         }
     }
 
-    package func removeAcceptor() {
-        state.withLock { $0.acceptor = nil }
+    /// Removes the acceptor `token` set; another's stays (a refused second owner must not
+    /// take the first one's away).
+    package func removeAcceptor(_ token: UInt64) {
+        state.withLock { state in
+            if state.acceptor?.id == token { state.acceptor = nil }
+        }
     }
 
     // MARK: Connecting

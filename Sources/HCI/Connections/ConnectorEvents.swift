@@ -88,7 +88,7 @@ extension Connector {
                 stale = state.connections.updateValue(connection, forKey: connection.handle)
             }
             if completion.role == .peripheral {
-                return (.incoming, [], stale, Array(state.incoming.values), state.acceptor)
+                return (.incoming, [], stale, Array(state.incoming.values), state.acceptor?.accept)
             }
             if state.attempt != nil, state.attempt?.outcome == nil {
                 let outcome: WaitOutcome<Event, ConnectionError> = .value(connection.map { .connected($0) } ?? .refused(completion.status))
