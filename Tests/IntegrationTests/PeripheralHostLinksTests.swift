@@ -82,6 +82,32 @@ import TestSupport
         await host.stop()
     }
 
+    @Test("over the limit: a central that connects through other advertising on the controller is refused with 0x14")
+    func overTheLimit() async throws {
+        let central = try await PeripheralRadio.open()
+        defer { central.close() }
+        let host = try PeripheralHost(central: central, options: try PeripheralRadio.options(name: "BareBLE-Full", maximumLinks: 1))
+        let events = HostEvents(host)
+        try await host.start()
+        let first = try await PeripheralRadio.addCentral()
+        try await PeripheralRadio.central(first, "connect name=BareBLE-Full")
+        _ = try await events.connected()
+        // Someone else's connectable set on the same controller: its connection still
+        // reaches the host, which is full.
+        let other = Advertiser(controller: central.controller)
+        let set = try await other.start(
+            AdvertisingParameters(kind: .connectableUndirected, interval: .milliseconds(20), ownAddress: .randomStatic),
+            data: AdvertisingData([0x02, 0x01, 0x06]))
+        let second = try await PeripheralRadio.addCentral()
+        try await PeripheralRadio.central(second, "connect \(set.address.address) random")
+        let refused = try await events.next("refusal") { if case let .refused(address, _) = $0 { address } else { nil } }
+        #expect(refused == (try PeripheralRadio.address(of: second)))
+        let ended = try await PeripheralRadio.log.get().wait("disconnected") { $0["peer"] as? String == second }
+        #expect(ended["reason"] as? Int == 0x14)
+        #expect(host.statistics.refusedOverLimit == 1)
+        #expect(host.links.count == 1)
+    }
+
     @Test("without readvertising, advertising ends at the first connection")
     func noReadvertising() async throws {
         let central = try await PeripheralRadio.open()
