@@ -243,6 +243,10 @@ public final class PeripheralHost: Sendable {
                 emit(.advertisingFailed(error))
             }
             state.withLock { $0.broadcast = nil }
+            guard wanted, options.readvertises else {
+                emit(.advertisingStopped)
+                return
+            }
         }
         guard wanted, options.readvertises, state.withLock({ $0.broadcast == nil }) else { return }
         do throws(AdvertisingError) {

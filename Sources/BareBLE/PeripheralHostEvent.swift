@@ -6,6 +6,9 @@ import SMP
 public enum PeripheralHostEvent: Sendable {
     /// Advertising (re)started from this address (our RPA when privacy is on).
     case advertising(DeviceAddress)
+    /// Advertising is off and stays off for now: ``PeripheralHost/Options/maximumLinks``
+    /// centrals are connected, readvertising is off, or ``PeripheralHost/stop()``.
+    case advertisingStopped
     /// Advertising could not be (re)started; the next connection or disconnection tries again.
     case advertisingFailed(AdvertisingError)
     /// A central connected; its link's stack is in place.

@@ -45,6 +45,7 @@ import TestSupport
             let link = try await events.connected()
             links[link.address] = link
         }
+        _ = try await events.next("advertising off at the limit") { if case .advertisingStopped = $0 { true } else { nil } }
         #expect(links.count == 4)
         #expect(host.links.count == 4)
         #expect(Set(host.links.map(\.handle)).count == 4)
@@ -121,6 +122,7 @@ import TestSupport
         let name = try await PeripheralRadio.addCentral()
         try await PeripheralRadio.central(name, "connect \(address)")
         let link = try await events.connected()
+        _ = try await events.next("advertising off after the connection") { if case .advertisingStopped = $0 { true } else { nil } }
         try await PeripheralRadio.central(name, "disconnect")
         _ = try await events.next("disconnection") { if case .disconnected = $0 { true } else { nil } }
         #expect(!link.isConnected)
