@@ -140,4 +140,29 @@ import TestSupport
         let later = try PeripheralRadio.log.get().events(since: mark)
         #expect(!later.contains { $0["event"] as? String == "pairing-complete" && $0["peer"] as? String == name })
     }
+
+    @Test("a bonded central answers our Security Request by encrypting with its bond, not by pairing")
+    func securityRequestToABondedCentral() async throws {
+        let (central, bonds) = try await open()
+        defer { central.close() }
+        let address = try #require(central.controller.info?.address)
+        let (host, events, name, link) = try await PeripheralRadio.accepted(on: central, advertising: "BareBLE-Bonded", pairing: Self.justWorks)
+        defer { withExtendedLifetime(host) {} }
+        #expect(try await PeripheralRadio.central(name, "pair", timeout: .seconds(45))["paired"] as? Bool == true)
+        try await PeripheralRadio.central(name, "disconnect")
+        _ = try await events.next("disconnection") { event -> Bool? in
+            if case let .disconnected(ended, _) = event, ended === link { true } else { nil }
+        }
+        try await PeripheralRadio.central(name, "connect \(address) rpa")
+        let again = try await events.connected()
+        #expect(again.identity == (try PeripheralRadio.address(of: name)))
+        let outcome = try await again.requestSecurity()
+        guard case let .encryptedWithBond(authenticated, keySize) = outcome else {
+            Issue.record("expected the bond's key, got \(outcome)")
+            return
+        }
+        #expect(!authenticated && keySize == 16)
+        #expect(again.isEncrypted)
+        #expect(bonds.bonds.count == 1)
+    }
 }
