@@ -18,6 +18,8 @@ final class HostLink: PeripheralLink {
     let bearer: any ATTBearer
     let security: SecurityManager
     private let saving: BondSaving
+    /// How the latest pairing on this link protected it (authenticated, Secure Connections).
+    private let paired = Lock<(authenticated: Bool, secureConnections: Bool)?>(nil)
 
     /// - Parameters:
     ///   - localAddress: our address as the peer sees it (an RPA or random address we
@@ -38,13 +40,17 @@ final class HostLink: PeripheralLink {
         let bonds = policy.bonds
         let saving = BondSaving(bonds)
         self.saving = saving
+        let paired = self.paired
         do {
             security = try SecurityManager(
                 connection: connection, channels: channels, configuration: policy.effectivePairing(controllerAddress: connection.controller.info?.address),
                 delegate: policy.delegate, localAddress: localAddress, storedBond: { peer in bonds?.bond(for: peer) },
                 attempts: attempts,
                 observer: { result in
-                    if case let .success(keys) = result { saving.save(keys) }
+                    if case let .success(keys) = result {
+                        saving.save(keys)
+                        paired.withLock { $0 = (keys.authenticated, keys.secureConnections) }
+                    }
                     pairings?(result, saving.last)
                 },
                 encryptionObserver: encryption)
@@ -61,6 +67,19 @@ final class HostLink: PeripheralLink {
     /// The peer's identity: its bond's when its address (or the RPA its IRK resolves) has
     /// one, else the address it connected from.
     var identity: DeviceAddress { saving.bonds?.bond(for: hci.peer)?.peer ?? hci.peer }
+
+    /// The link's protection as an ATT server checks permissions against it: the pairing
+    /// that encrypted it, else the bond whose key did.
+    var linkSecurity: ATTLinkSecurity {
+        let encryption = hci.encryption
+        let bond = saving.bonds?.bond(for: hci.peer)
+        let hasKey = bond?.localKeys.longTermKey != nil || bond?.peerKeys.longTermKey != nil
+        guard encryption.isEncrypted else { return ATTLinkSecurity(hasLongTermKey: hasKey) }
+        let protection = paired.withLock { $0 } ?? bond.map { ($0.authenticated, $0.secureConnections) } ?? (false, false)
+        return ATTLinkSecurity(
+            isEncrypted: true, isAuthenticated: protection.0, isSecureConnections: protection.1,
+            keySize: UInt8(clamping: encryption.keySize ?? 16), hasLongTermKey: hasKey)
+    }
 
     func disconnect() async throws(PeripheralError) {
         // Write Commands only queue in L2CAP: let them reach the controller first.

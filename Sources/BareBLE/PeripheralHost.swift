@@ -67,6 +67,9 @@ public final class PeripheralHost: Sendable {
         public let identity: DeviceAddress
         /// The link's bearer, for the server's responses, notifications and indications.
         public let bearer: any ATTBearer
+        /// The link's protection now, for permission checks (it changes as the link is
+        /// paired or encrypted; read it per request).
+        public let security: @Sendable () -> ATTLinkSecurity
     }
 
     /// Returns the handler of the central's requests, commands and confirmations on one
@@ -287,7 +290,9 @@ public final class PeripheralHost: Sendable {
             refuse(connection, why: "\(error)")
             return
         }
-        let handler = server?(LinkSetup(handle: handle, address: link.peer, identity: link.identity, bearer: link.bearer))
+        let handler = server?(LinkSetup(
+            handle: handle, address: link.peer, identity: link.identity, bearer: link.bearer,
+            security: { [weak link] in link?.linkSecurity ?? .open }))
         let att = ATTClient(bearer: link.bearer, serverPDUHandler: handler)
         let remote = RemoteCentral(link: link, att: att) { [weak self] event in self?.emit(event) }
         state.withLock { $0.links[handle] = remote }

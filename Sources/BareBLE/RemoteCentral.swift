@@ -34,6 +34,8 @@ public final class RemoteCentral: Sendable, CustomStringConvertible {
     public var isEncrypted: Bool { link.isEncrypted }
     public var disconnectReason: HCIErrorCode? { link.disconnectReason }
     public var security: SecurityManager { link.security }
+    /// The link's protection as the ATT server checks permissions against it.
+    public var linkSecurity: ATTLinkSecurity { link.linkSecurity }
 
     public var description: String { "central \(address)" + (identity != address ? " (identity \(identity))" : "") + " on handle \(handle)" }
 

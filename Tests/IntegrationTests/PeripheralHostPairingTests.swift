@@ -1,3 +1,4 @@
+import ATT
 import BareBLE
 import BluetoothCore
 import Bonding
@@ -46,9 +47,12 @@ import TestSupport
         defer { central.close() }
         let (host, events, name, link) = try await PeripheralRadio.accepted(on: central, advertising: "BareBLE-JW", pairing: Self.justWorks)
         defer { withExtendedLifetime(host) {} }
+        #expect(link.linkSecurity == .open)
         let ack = try await PeripheralRadio.central(name, "pair", timeout: .seconds(45))
         #expect(ack["paired"] as? Bool == true)
         let (keys, saved) = try await paired(events)
+        // What the ATT server will check permissions against.
+        #expect(link.linkSecurity == ATTLinkSecurity(isEncrypted: true, isAuthenticated: false, isSecureConnections: true, keySize: 16, hasLongTermKey: true))
         #expect(keys.method == "Just Works" && keys.secureConnections && !keys.authenticated)
         #expect(saved)
         let identity = try PeripheralRadio.address(of: name)
@@ -67,7 +71,7 @@ import TestSupport
         let user = RadioUser(log: log, radioPeer: name, ourAddress: "F0:0D")
         let (central, bonds) = try await open(pairing: PairingConfiguration(ioCapability: .displayOnly, mitm: true), delegate: user)
         defer { central.close() }
-        let (host, events, _, _) = try await PeripheralRadio.accepted(
+        let (host, events, _, link) = try await PeripheralRadio.accepted(
             on: central, advertising: "BareBLE-PK", radioCentral: name, pairing: "io=keyboard-only sc=1 mitm=1 bonding=1 passkey=ask")
         defer { withExtendedLifetime(host) {} }
         let ack = try await PeripheralRadio.central(name, "pair", timeout: .seconds(45))
@@ -76,6 +80,7 @@ import TestSupport
         #expect(keys.method == "Passkey Entry (responder displays)" && keys.authenticated && keys.secureConnections)
         let identity = try PeripheralRadio.address(of: name)
         #expect(saved && bonds.bond(for: identity)?.authenticated == true)
+        #expect(link.linkSecurity.isAuthenticated && link.linkSecurity.isSecureConnections)
         #expect(user.shown.withLock { $0.count } == 1)
     }
 
@@ -137,6 +142,8 @@ import TestSupport
             }
         }
         #expect(again.isEncrypted)
+        // Protected by the bond's key: its properties, not a pairing's.
+        #expect(again.linkSecurity == ATTLinkSecurity(isEncrypted: true, isAuthenticated: false, isSecureConnections: true, keySize: 16, hasLongTermKey: true))
         let later = try PeripheralRadio.log.get().events(since: mark)
         #expect(!later.contains { $0["event"] as? String == "pairing-complete" && $0["peer"] as? String == name })
     }
