@@ -55,6 +55,12 @@ import TestSupport
         let seen = try await centralSaw(name)
         #expect(seen["interval"] as? Double == 50)
         withExtendedLifetime(host) {}
+        // The radio's capture of this controller: the signaling exchange decodes cleanly.
+        let address = try #require(central.controller.info?.address)
+        let capture = "\(try PeripheralRadio.harness.get().captureDirectory)/client-\(address.value & 0xFFFF).btsnoop"
+        let report = try await Tshark.check(capture)
+        #expect(report.malformed.isEmpty, "tshark: \(report.malformed)")
+        #expect(try Tshark.verbose(capture).contains("Connection Parameter Update Request"))
     }
 
     @Test("invalid parameters are refused before anything is sent")
