@@ -106,14 +106,17 @@ public final class PeripheralHost: Sendable {
         var links: [UInt16: RemoteCentral] = [:]
         var running = false
         var broadcast: Broadcast?
-        /// Connections seen so far; a set started before the latest one is spent.
-        var connectionsSeen = 0
+        /// What ends a running set without the Advertiser necessarily knowing: connections
+        /// and controller resets (a set started while a hardware error's reset was pending is
+        /// wiped by it, unannounced). A set started before the latest one is spent.
+        var setEndings = 0
         var broadcastStartedAt = 0
         /// The address of the latest set, which a new connection was made to.
         var advertisingAddress: DeviceAddress?
         var statistics = Statistics()
         var reconsider: AsyncStream<Void>.Continuation?
         var loop: Task<Void, Never>?
+        var resets: Task<Void, Never>?
     }
 
     let state = Lock(State())
@@ -146,6 +149,7 @@ public final class PeripheralHost: Sendable {
         if let token = acceptorToken.withLock({ $0 }) { connector.removeAcceptor(token) }
         state.withLock { state in
             state.loop?.cancel()
+            state.resets?.cancel()
             state.reconsider?.finish()
         }
     }
@@ -174,10 +178,15 @@ public final class PeripheralHost: Sendable {
             return true
         }
         guard claimed else { return }
+        watchForResets()
         do throws(AdvertisingError) {
             try await startBroadcast()
         } catch {
-            state.withLock { $0.running = false }
+            state.withLock { state in
+                state.running = false
+                state.resets?.cancel()
+                state.resets = nil
+            }
             throw .advertising(error)
         }
         // One task makes every later change, so two of them never overlap on the controller.
@@ -202,6 +211,8 @@ public final class PeripheralHost: Sendable {
             state.running = false
             state.reconsider?.finish()
             state.reconsider = nil
+            state.resets?.cancel()
+            state.resets = nil
             defer { state.loop = nil }
             return state.loop
         }
@@ -212,7 +223,7 @@ public final class PeripheralHost: Sendable {
 
     private func startBroadcast() async throws(AdvertisingError) {
         let identity = central.security.privacy ? central.security.bonds?.local : nil
-        let seen = state.withLock { $0.connectionsSeen }
+        let seen = state.withLock { $0.setEndings }
         let broadcast: Broadcast
         do {
             broadcast = try await Broadcast.start(options, advertiser: advertiser, identity: identity)
@@ -234,7 +245,7 @@ public final class PeripheralHost: Sendable {
     private func adjustAdvertising() async {
         let (current, spent, wanted) = state.withLock { state in
             let wanted = state.running && state.links.count < options.maximumLinks
-            return (state.broadcast, state.connectionsSeen > state.broadcastStartedAt, wanted)
+            return (state.broadcast, state.setEndings > state.broadcastStartedAt, wanted)
         }
         if let current, spent || !current.isAdvertising || !wanted {
             // A set the controller ended is stopped without effect (Core Vol 4 Part E 7.8.9:
@@ -263,11 +274,34 @@ public final class PeripheralHost: Sendable {
         _ = state.withLock { $0.reconsider }?.yield()
     }
 
+    /// After a hardware error the driver resets the controller, which forgets every set,
+    /// also one started between the error and the reset: once it is ready again the set
+    /// is taken as spent and advertising starts afresh.
+    private func watchForResets() {
+        let statuses = central.controller.statusUpdates()
+        let task = Task { [weak self] in
+            var recovering = false
+            for await status in statuses {
+                switch status {
+                case .recovering:
+                    recovering = true
+                case .ready where recovering:
+                    recovering = false
+                    self?.state.withLock { $0.setEndings += 1 }
+                    self?.reconsider()
+                default:
+                    break
+                }
+            }
+        }
+        state.withLock { $0.resets = task }
+    }
+
     // MARK: Links (on the transport's reader thread)
 
     private func accept(_ connection: Connection) {
         let (over, localAddress) = state.withLock { state in
-            state.connectionsSeen += 1
+            state.setEndings += 1
             let over = state.links.count >= options.maximumLinks
             if over { state.statistics.refusedOverLimit += 1 }
             // The set on the air now (under privacy its RPA may have rotated since the start).

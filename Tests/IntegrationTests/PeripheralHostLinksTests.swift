@@ -109,6 +109,30 @@ import TestSupport
         #expect(host.links.count == 1)
     }
 
+    @Test("a hardware error resets the controller: links end, advertising comes back once it is ready")
+    func hardwareError() async throws {
+        let central = try await PeripheralRadio.open()
+        defer { central.close() }
+        let address = try #require(central.controller.info?.address)
+        let host = try PeripheralHost(central: central, options: try PeripheralRadio.options(name: "BareBLE-Reset"))
+        let events = HostEvents(host)
+        try await host.start()
+        let first = try await PeripheralRadio.addCentral()
+        try await PeripheralRadio.central(first, "connect \(address)")
+        let link = try await events.connected()
+        let log = try PeripheralRadio.log.get()
+        let client = try await log.wait("client") { ($0["address"] as? String) == "\(address)" }
+        try await log.control("hardware-error 66 \(try #require(client["id"] as? Int))")
+        let reason = try await events.next("the link's end") { event -> HCIErrorCode? in
+            if case let .disconnected(ended, reason) = event, ended === link { reason } else { nil }
+        }
+        #expect(reason == .hardwareFailure)
+        _ = try await events.next("advertising after the reset") { if case .advertising = $0 { true } else { nil } }
+        let second = try await PeripheralRadio.addCentral()
+        try await PeripheralRadio.central(second, "connect name=BareBLE-Reset")
+        #expect(try await events.connected().address == (try PeripheralRadio.address(of: second)))
+    }
+
     @Test("without readvertising, advertising ends at the first connection")
     func noReadvertising() async throws {
         let central = try await PeripheralRadio.open()
