@@ -28,6 +28,9 @@ import SMP
 ///   kernel pairs when the link's security is raised. ``channels`` and ``connector`` are
 ///   nil, so nothing of ours answers for the kernel's links.
 ///
+/// The peripheral role on the same controller (advertise, accept centrals) is
+/// ``PeripheralHost``, made from a Central on BareBLE's own host.
+///
 /// Either way each ``Peripheral`` gets its own ATT client and GATT client, and the Central
 /// remembers each peer's GATT database with its Database Hash (``cache``), so a reconnect
 /// to an unchanged peer skips discovery.

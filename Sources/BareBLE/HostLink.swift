@@ -6,18 +6,32 @@ import HCI
 import L2CAP
 import SMP
 
-/// A link BareBLE's own host made (user channel, H4, virtual radio): the HCI
-/// ``Connection``, the ATT fixed channel of our L2CAP, and our SMP (``SecurityManager``),
-/// whose bonding pairings are saved to the policy's bond store as they end, whoever
-/// started them.
+/// A link on BareBLE's own host (user channel, H4, virtual radio), in either role: the HCI
+/// ``Connection``, the ATT fixed channel of our L2CAP, and our SMP (``SecurityManager``,
+/// initiator as central, responder as peripheral), whose bonding pairings are saved to the
+/// policy's bond store as they end, whoever started them. ``Central`` builds one per
+/// connection it makes, ``PeripheralHost`` one per connection it accepts: the one place
+/// where a link's stack is put together.
 final class HostLink: PeripheralLink {
     let hci: Connection
     let channels: ChannelManager
     let bearer: any ATTBearer
     let security: SecurityManager
     private let saving: BondSaving
+    /// How the latest pairing on this link protected it (authenticated, Secure Connections).
+    private let paired = Lock<(authenticated: Bool, secureConnections: Bool)?>(nil)
 
-    init(connection: Connection, channels: ChannelManager, policy: SecurityPolicy, attempts: RepeatedAttemptsRecord) throws(PeripheralError) {
+    /// - Parameters:
+    ///   - localAddress: our address as the peer sees it (an RPA or random address we
+    ///     advertised from); the controller's public address when nil.
+    ///   - pairings: told every pairing's end after its bond was saved, with how the save went.
+    ///   - encryption: told every encryption event of the link.
+    init(
+        connection: Connection, channels: ChannelManager, policy: SecurityPolicy, attempts: RepeatedAttemptsRecord,
+        localAddress: DeviceAddress? = nil,
+        pairings: (@Sendable (Result<PairingKeys, PairingError>, Result<Bool, BondStoreError>?) -> Void)? = nil,
+        encryption: SecurityManager.EncryptionObserver? = nil
+    ) throws(PeripheralError) {
         hci = connection
         self.channels = channels
         bearer = L2CAPBearer(manager: channels, connection: connection.handle) { [connection] reason in
@@ -26,14 +40,20 @@ final class HostLink: PeripheralLink {
         let bonds = policy.bonds
         let saving = BondSaving(bonds)
         self.saving = saving
+        let paired = self.paired
         do {
             security = try SecurityManager(
                 connection: connection, channels: channels, configuration: policy.effectivePairing(controllerAddress: connection.controller.info?.address),
-                delegate: policy.delegate, storedBond: { peer in bonds?.bond(for: peer) },
+                delegate: policy.delegate, localAddress: localAddress, storedBond: { peer in bonds?.bond(for: peer) },
                 attempts: attempts,
                 observer: { result in
-                    if case let .success(keys) = result { saving.save(keys) }
-                })
+                    if case let .success(keys) = result {
+                        saving.save(keys)
+                        paired.withLock { $0 = (keys.authenticated, keys.secureConnections) }
+                    }
+                    pairings?(result, saving.last)
+                },
+                encryptionObserver: encryption)
         } catch {
             throw .security(error)
         }
@@ -44,6 +64,22 @@ final class HostLink: PeripheralLink {
     var isConnected: Bool { hci.isConnected }
     var disconnectReason: HCIErrorCode? { hci.disconnectReason }
     var isEncrypted: Bool { hci.encryption.isEncrypted }
+    /// The peer's identity: its bond's when its address (or the RPA its IRK resolves) has
+    /// one, else the address it connected from.
+    var identity: DeviceAddress { saving.bonds?.bond(for: hci.peer)?.peer ?? hci.peer }
+
+    /// The link's protection as an ATT server checks permissions against it: the pairing
+    /// that encrypted it, else the bond whose key did.
+    var linkSecurity: ATTLinkSecurity {
+        let encryption = hci.encryption
+        let bond = saving.bonds?.bond(for: hci.peer)
+        let hasKey = bond?.localKeys.longTermKey != nil || bond?.peerKeys.longTermKey != nil
+        guard encryption.isEncrypted else { return ATTLinkSecurity(hasLongTermKey: hasKey) }
+        let protection = paired.withLock { $0 } ?? bond.map { ($0.authenticated, $0.secureConnections) } ?? (false, false)
+        return ATTLinkSecurity(
+            isEncrypted: true, isAuthenticated: protection.0, isSecureConnections: protection.1,
+            keySize: UInt8(clamping: encryption.keySize ?? 16), hasLongTermKey: hasKey)
+    }
 
     func disconnect() async throws(PeripheralError) {
         // Write Commands only queue in L2CAP: let them reach the controller first.
@@ -67,6 +103,9 @@ final class HostLink: PeripheralLink {
         if !explicit, !isEncrypted, let encrypted = try await encryptWithBond() { return encrypted }
         let keys: PairingKeys
         do { keys = try await security.pair() } catch { throw .security(error) }
+        // As peripheral, the central may answer our Security Request by encrypting with
+        // the bond instead of pairing (the stored keys come back, with no method).
+        if keys.method == nil { return .encryptedWithBond(authenticated: keys.authenticated, keySize: keys.keySize) }
         let saved: Bool
         switch saving.last ?? .success(false) {
         case let .success(stored): saved = stored

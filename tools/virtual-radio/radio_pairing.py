@@ -188,14 +188,20 @@ class PairingControl:
 
         def on_security_request(auth_req) -> None:
             self.log(event='security-request', peer=self.name, address=address, auth_req=int(auth_req))
-            # Bumble leaves the answer to the application: a central pairs.
+            # Bumble leaves the answer to the application: a central with a bond for this
+            # peripheral encrypts with it (Core Vol 3 Part H 2.4.6), else it pairs.
             if connection.role == hci.Role.CENTRAL:
-                async def pair() -> None:
+                async def answer() -> None:
+                    keystore = connection.device.keystore
+                    bonded = keystore is not None and await keystore.get(str(connection.peer_address)) is not None
                     try:
-                        await connection.pair()
-                    except Exception as error:  # reported by pairing-failed already
-                        logger.debug('pairing after a security request failed: %s', error)
-                asyncio.ensure_future(pair())
+                        if bonded:
+                            await connection.encrypt()
+                        else:
+                            await connection.pair()
+                    except Exception as error:  # reported by pairing-failed / encryption-failure
+                        logger.debug('answering a security request failed: %s', error)
+                asyncio.ensure_future(answer())
 
         connection.on(connection.EVENT_SECURITY_REQUEST, on_security_request)
         connection.on(connection.EVENT_PAIRING, on_pairing)
