@@ -42,11 +42,11 @@ import TestSupport
             configuration: GATTServerConfiguration(handlerDeadline: .milliseconds(200))
         )
         let attribute = try #require(store.attribute(at: 0x0012))
-        let read = try await withDeadline("the read", seconds: 10) {
+        let read = try await withDeadline("the read", seconds: 30) {
             await store.read(attribute, context: ATTServerContext(bearer: 1))
         }
         #expect(read == .failure(.unlikelyError))
-        let written = try await withDeadline("the write", seconds: 10) {
+        let written = try await withDeadline("the write", seconds: 30) {
             await store.write(attribute, value: [1], kind: .request, context: ATTServerContext(bearer: 1))
         }
         #expect(written == .unlikelyError)
@@ -65,7 +65,7 @@ import TestSupport
             }
         )
         let attribute = try #require(store.attribute(at: 0x0003))
-        let decision = try await withDeadline("the authorization", seconds: 10) {
+        let decision = try await withDeadline("the authorization", seconds: 30) {
             await store.authorize(attribute, operation: .read, context: ATTServerContext(bearer: 1))
         }
         #expect(decision == .insufficientAuthorization)

@@ -23,7 +23,7 @@ import Testing
                 ]),
                 GATTDatabase.Characteristic(uuid: produced, properties: [.read, .write], handler: handler),
             ]),
-        ], configuration: GATTServerConfiguration(deviceName: "Test", appearance: 0x0341))
+        ], configuration: GATTServerConfiguration(deviceName: "Test", appearance: 0x0341, handlerDeadline: .seconds(60)))
     }
 
     func read(_ store: GATTServerStore, _ handle: UInt16, bearer: UInt16 = 1) async throws -> Result<[UInt8], ATTErrorCode> {

@@ -82,7 +82,7 @@ import TestSupport
         try await harness.waitForEvent("subscription") { $0["characteristic"] as? String == "2A05" && $0["cccd"] as? String == "indicate" }
         let changes = peripheral.serviceChanges
         try await harness.control("add-service peripheral")
-        let services = try await withDeadline("the service change", seconds: 10) {
+        let services = try await withDeadline("the service change", seconds: 30) {
             var iterator = changes.makeAsyncIterator()
             return await iterator.next()
         }

@@ -77,7 +77,7 @@ final class HostEvents: @unchecked Sendable {
     init(_ host: PeripheralHost) { iterator = host.events().makeAsyncIterator() }
 
     /// The next event `matching` returns a value for (others are skipped), within `timeout`.
-    func next<T: Sendable>(_ what: String, timeout: Duration = .seconds(15), _ matching: @escaping @Sendable (PeripheralHostEvent) -> T?) async throws -> T {
+    func next<T: Sendable>(_ what: String, timeout: Duration = .seconds(45), _ matching: @escaping @Sendable (PeripheralHostEvent) -> T?) async throws -> T {
         let box = IteratorBox(iterator)
         let found: T? = try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
@@ -105,7 +105,7 @@ final class HostEvents: @unchecked Sendable {
         func next() async -> PeripheralHostEvent? { await iterator.next() }
     }
 
-    func connected(timeout: Duration = .seconds(15)) async throws -> RemoteCentral {
+    func connected(timeout: Duration = .seconds(45)) async throws -> RemoteCentral {
         try await next("connection", timeout: timeout) { if case let .connected(link) = $0 { link } else { nil } }
     }
 }
