@@ -56,8 +56,17 @@ public final class L2CAPBearer: ATTBearer {
     /// data L2CAP drops them at its answer bound (the peer's own timer notices) instead of
     /// queueing one per PDU the peer sends. The host's own PDU meeting L2CAP's bound (the
     /// controller has kept hundreds without returning a credit) ends the bearer, and the
-    /// send throws, with L2CAP's reason.
+    /// send throws, with L2CAP's reason; ``sendUnlessFull(_:)`` returns false instead.
     public func send(_ pdu: [UInt8]) throws(ATTBearerError) {
+        _ = try submit(pdu, refuseWhenFull: false)
+    }
+
+    /// The host's PDU at L2CAP's bound comes back as false and the bearer stays up.
+    public func sendUnlessFull(_ pdu: [UInt8]) throws(ATTBearerError) -> Bool {
+        try submit(pdu, refuseWhenFull: true)
+    }
+
+    private func submit(_ pdu: [UInt8], refuseWhenFull: Bool) throws(ATTBearerError) -> Bool {
         if let reason = lifecycle.reason { throw reason }
         let kind = pdu.first.flatMap { ATTOpcode(rawValue: $0).kind }
         let origin: OutgoingOrigin = kind == .response || kind == .confirmation ? .answer : .host
@@ -66,7 +75,9 @@ public final class L2CAPBearer: ATTBearer {
                 guard case .failure(let error) = result else { return }
                 self?.ended(Self.reason(error))
             }
+            return true
         } catch {
+            if refuseWhenFull, case .outgoingQueueFull = error { return false }
             let reason = Self.reason(error)
             ended(reason)
             throw reason
