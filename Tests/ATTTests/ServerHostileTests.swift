@@ -102,7 +102,8 @@ import TestSupport
         let flood = Array(repeating: Hex.bytes("0A 03 00")!, count: 10_000)
         fixture.bearer.inject(flood)
         let store = fixture.store
-        try await withDeadline("the first read to reach the store") { await store.waitForHeldReads(1) }
+        // The second request closes the bearer on the reader thread, so once the flood has
+        // been delivered the verdict is in (the first read may not have started).
         await fixture.bearer.drain()
         store.releaseReads()
         let violation = ATTBearerError.protocolViolation(request: .readRequest, received: .readRequest)
