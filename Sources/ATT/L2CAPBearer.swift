@@ -21,8 +21,14 @@ public final class L2CAPBearer: ATTBearer {
     public let manager: ChannelManager
     public let connectionHandle: UInt16
     private let disconnect: DisconnectHook?
-    private let lifecycle = BearerLifecycle()
+    private let lifecycle: BearerLifecycle
     private let currentMTU = Lock(ATTConstants.minimumLEMTU)
+    /// What a queued PDU that later fails does (ends the bearer with L2CAP's reason), made
+    /// once so that a send (a server's notification is the hot path) allocates no closure
+    /// of its own. A plain constant: a closure kept in a generic `Lock` is wrapped in a new
+    /// reabstraction thunk by every `withLock { $0 }`, a chain that grew by one per send and
+    /// overflowed the stack when released after 300,000 sends.
+    private let completion: @Sendable (Result<Void, L2CAPError>) -> Void
 
     /// - Parameter disconnect: called once when the host closes the bearer because it is
     ///   dead; nil leaves the link to the caller.
@@ -30,6 +36,12 @@ public final class L2CAPBearer: ATTBearer {
         self.manager = manager
         self.connectionHandle = handle
         self.disconnect = disconnect
+        let lifecycle = BearerLifecycle()
+        self.lifecycle = lifecycle
+        completion = { result in
+            guard case .failure(let error) = result else { return }
+            lifecycle.end(Self.reason(error))
+        }
     }
 
     public func start(
@@ -71,10 +83,8 @@ public final class L2CAPBearer: ATTBearer {
         let kind = pdu.first.flatMap { ATTOpcode(rawValue: $0).kind }
         let origin: OutgoingOrigin = kind == .response || kind == .confirmation ? .answer : .host
         do {
-            try manager.submit(pdu, cid: .attributeProtocol, connection: connectionHandle, origin: origin) { [weak self] result in
-                guard case .failure(let error) = result else { return }
-                self?.ended(Self.reason(error))
-            }
+            try manager.submit(
+                pdu, cid: .attributeProtocol, connection: connectionHandle, origin: origin, completion: completion)
             return true
         } catch {
             if refuseWhenFull, case .outgoingQueueFull = error { return false }
