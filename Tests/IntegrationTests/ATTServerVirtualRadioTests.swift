@@ -40,6 +40,8 @@ extension PairingVirtualRadio {
     @Test("ATT server: Bumble's GATT client discovers, reads (long and refused), writes and is indicated")
     func bumbleGATTClientAgainstOurATTServer() async throws {
         try await withStack { log, stack in
+            let ours = stack.radioName
+            let radioClient = try await log.wait("client", where: { ($0["address"] as? String)?.hasPrefix(ours) == true })["id"] as? Int
             let connection = try await acceptFromCentral(
                 stack, settings: "io=no-input-no-output sc=1 bonding=0 mitm=0 passkey=ask stall=off", flags: "no-pair")
             let store = Self.serverDatabase()
@@ -75,6 +77,17 @@ extension PairingVirtualRadio {
             #expect(statistics.protocolViolations == 0 && statistics.invalidRequests == 0)
             #expect(client.closedReason == nil)
             try await connection.disconnect()
+
+            // The radio's capture of this controller, complete once the radio saw it go.
+            stack.controller.close()
+            let id = try #require(radioClient)
+            try await log.wait("client-closed", where: { $0["id"] as? Int == id })
+            let capture = "\(try Self.harness.get().captureDirectory)/client-\(id).btsnoop"
+            let report = try await Tshark.check(capture)
+            #expect(report.packets > 50)
+            #expect(report.malformed.isEmpty, "tshark: \(report.malformed)")
+            let decoded = try Tshark.verbose(capture)
+            #expect(decoded.contains("Read Blob Response") && decoded.contains("Handle Value Confirmation"))
         }
     }
 }
