@@ -5,7 +5,7 @@ import TestSupport
 
 /// Every request, and every error code, as a scripted conversation with the server (Core 5.4
 /// Vol 3 Part F 3.4): request hex in, the response hex the specification requires out.
-/// The database is ``ServerFixture/database()``; ATT_MTU 23 unless a test says otherwise.
+/// The database is ``InMemoryAttributeStore/testDatabase()``; ATT_MTU 23 unless a test says otherwise.
 @Suite struct ServerConversationTests {
     static let uuid = ServerFixture.uuid128
 

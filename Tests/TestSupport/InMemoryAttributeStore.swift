@@ -141,3 +141,43 @@ public final class InMemoryAttributeStore: ATTAttributeStore {
         state.withLock { $0.closedBearers.append(context.bearer) }
     }
 }
+
+extension InMemoryAttributeStore {
+    /// The custom 128-bit UUID of ``testDatabase()``, little-endian hex.
+    public static let testUUID128 = "F0 DE BC 9A 78 56 34 12 34 12 78 56 34 12 00 00"
+
+    /// A small GATT-shaped database for server tests and the server's fuzz target: GAP,
+    /// a 128-bit service with a 100-octet value and a CCCD, values needing encryption,
+    /// authentication, Secure Connections, a 16-octet key and authorization (refused), a
+    /// secondary service with a write-only and a read-only value.
+    public static func testDatabase() -> InMemoryAttributeStore {
+        func attribute(_ handle: UInt16, _ type: UInt16, _ permissions: ATTPermissions, groupEnd: UInt16? = nil) -> ATTAttribute {
+            ATTAttribute(handle: handle, type: BluetoothUUID(type), permissions: permissions, groupEnd: groupEnd)
+        }
+        let custom = try! BluetoothUUID(littleEndian: Hex.bytes(testUUID128)!)
+        let encrypted = ATTPermissions.Access(protection: .encryption)
+        let store = InMemoryAttributeStore([
+            (attribute(0x0001, 0x2800, .readOnly, groupEnd: 0x0005), [0x00, 0x18]),
+            (attribute(0x0002, 0x2803, .readOnly), [0x02, 0x03, 0x00, 0x00, 0x2A]),
+            (attribute(0x0003, 0x2A00, .readOnly), Array("BareBLE".utf8)),
+            (attribute(0x0004, 0x2803, .readOnly), [0x0A, 0x05, 0x00, 0x01, 0x2A]),
+            (attribute(0x0005, 0x2A01, .readWrite), [0x00, 0x00]),
+            (attribute(0x0006, 0x2800, .readOnly, groupEnd: 0x000B), Hex.bytes(testUUID128)!),
+            (attribute(0x0007, 0x2803, .readOnly), [0x1A, 0x08, 0x00] + Hex.bytes(testUUID128)!),
+            (ATTAttribute(handle: 0x0008, type: custom, permissions: .readWrite), (0..<100).map { UInt8($0) }),
+            (attribute(0x0009, 0x2902, .readWrite), [0x00, 0x00]),
+            (attribute(0x000A, 0x2A19, .init(read: encrypted)), [0x64]),
+            (attribute(0x000B, 0x2A19, .init(read: .init(protection: .encryption), write: .init(protection: .encryption))), [0x63]),
+            (attribute(0x000C, 0x2800, .readOnly, groupEnd: 0x0010), [0x0F, 0x18]),
+            (attribute(0x000D, 0x2A19, .init(read: .init(protection: .authentication))), [0x62]),
+            (attribute(0x000E, 0x2A19, .init(read: .init(protection: .secureConnections))), [0x61]),
+            (attribute(0x000F, 0x2A19, .init(read: .init(protection: .encryption, minimumKeySize: 16))), [0x60]),
+            (attribute(0x0010, 0x2A19, .init(read: .init(requiresAuthorization: true))), [0x5F]),
+            (attribute(0x0011, 0x2801, .readOnly, groupEnd: 0x0013), [0x0A, 0x18]),
+            (attribute(0x0012, 0x2A29, .init(write: .open)), [0x01]),
+            (attribute(0x0013, 0x2A2A, .readOnly), [0x02]),
+        ])
+        store.setAuthorization(.insufficientAuthorization, for: 0x0010)
+        return store
+    }
+}

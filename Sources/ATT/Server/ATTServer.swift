@@ -66,6 +66,11 @@ public final class ATTServer: Sendable {
         public var indicationsTimedOut = 0
         /// The most PDUs the inbox has held at once.
         public var inboxHighWater = 0
+
+        /// Every command from the peer, whatever became of it.
+        public var commandsReceived: Int {
+            commandsPerformed + commandsRefused + commandsIgnored + signedWritesRejected + commandsDroppedForFullInbox
+        }
     }
 
     public let bearer: any ATTBearer
