@@ -204,7 +204,7 @@ import TestSupport
     }
 
     @Test(arguments: [
-        // (security, handle, expected code or nil for the value)
+        // (security, handle, the expected Error Code, or 0x00 when the value comes back)
         (ATTLinkSecurity.open, UInt16(0x000A), UInt8(0x05)),
         (ATTLinkSecurity(hasLongTermKey: true), 0x000A, 0x0F),
         (ATTLinkSecurity(isEncrypted: true, keySize: 16), 0x000A, 0x00),
