@@ -48,7 +48,7 @@ import TestSupport
         let (host, events, name, link) = try await PeripheralRadio.accepted(on: central, advertising: "BareBLE-JW", pairing: Self.justWorks)
         defer { withExtendedLifetime(host) {} }
         #expect(link.linkSecurity == .open)
-        let ack = try await PeripheralRadio.central(name, "pair", timeout: .seconds(45))
+        let ack = try await PeripheralRadio.central(name, "pair", timeout: .seconds(100))
         #expect(ack["paired"] as? Bool == true)
         let (keys, saved) = try await paired(events)
         // What the ATT server will check permissions against.
@@ -74,7 +74,7 @@ import TestSupport
         let (host, events, _, link) = try await PeripheralRadio.accepted(
             on: central, advertising: "BareBLE-PK", radioCentral: name, pairing: "io=keyboard-only sc=1 mitm=1 bonding=1 passkey=ask")
         defer { withExtendedLifetime(host) {} }
-        let ack = try await PeripheralRadio.central(name, "pair", timeout: .seconds(45))
+        let ack = try await PeripheralRadio.central(name, "pair", timeout: .seconds(100))
         #expect(ack["paired"] as? Bool == true, "\(ack)")
         let (keys, saved) = try await paired(events)
         #expect(keys.method == "Passkey Entry (responder displays)" && keys.authenticated && keys.secureConnections)
@@ -92,7 +92,7 @@ import TestSupport
         let (host, events, name, link) = try await PeripheralRadio.accepted(
             on: central, advertising: "BareBLE-WrongPK", pairing: "io=keyboard-only sc=1 mitm=1 bonding=1 passkey=111111")
         defer { withExtendedLifetime(host) {} }
-        let ack = try await PeripheralRadio.central(name, "pair", timeout: .seconds(45))
+        let ack = try await PeripheralRadio.central(name, "pair", timeout: .seconds(100))
         #expect(ack["paired"] as? Bool == false)
         let failure = try await events.next("pairing failure") { event -> PairingError? in
             if case let .pairingFailed(failed, error) = event, failed === link { error } else { nil }
@@ -155,7 +155,7 @@ import TestSupport
         let address = try #require(central.controller.info?.address)
         let (host, events, name, link) = try await PeripheralRadio.accepted(on: central, advertising: "BareBLE-Bonded", pairing: Self.justWorks)
         defer { withExtendedLifetime(host) {} }
-        #expect(try await PeripheralRadio.central(name, "pair", timeout: .seconds(45))["paired"] as? Bool == true)
+        #expect(try await PeripheralRadio.central(name, "pair", timeout: .seconds(100))["paired"] as? Bool == true)
         try await PeripheralRadio.central(name, "disconnect")
         _ = try await events.next("disconnection") { event -> Bool? in
             if case let .disconnected(ended, _) = event, ended === link { true } else { nil }
