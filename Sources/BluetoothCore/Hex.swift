@@ -2,6 +2,15 @@
 public enum Hex {
     private static let digits = Array("0123456789ABCDEF".utf8)
 
+    /// Appends the digits ("0A1B2C") as ASCII bytes: for output built as bytes, with no
+    /// String in between.
+    public static func append<C: Collection>(_ bytes: C, to out: inout [UInt8]) where C.Element == UInt8 {
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+    }
+
     /// "0A1B2C" (or "0A 1B 2C" with a separator).
     public static func string<C: Collection>(_ bytes: C, separator: String = "") -> String where C.Element == UInt8 {
         var out = ""

@@ -14,7 +14,7 @@ public struct TransportOptions: ParsableArguments, Sendable {
     public var btsnoop: String?
 
     /// Opens the transport and starts the driver; the controller is not yet powered on.
-    public func openController() throws -> HCIController {
+    public func openController(readerWait: ReaderWait = .blocking) throws -> HCIController {
         let writer: BTSnoopWriter?
         do {
             writer = try btsnoop.map { try BTSnoopWriter(path: $0, datalink: .h4) }
@@ -30,7 +30,7 @@ public struct TransportOptions: ParsableArguments, Sendable {
                 if choice.spec == .virtual { printError(choice.reason) }
                 spec = choice.spec
             }
-            return try HCIController.open(spec, capture: writer)
+            return try HCIController.open(spec, capture: writer, readerWait: readerWait)
         } catch {
             throw ToolError(error.description)
         }
@@ -38,8 +38,8 @@ public struct TransportOptions: ParsableArguments, Sendable {
 
     /// Opens the transport and powers the controller on (reset, bring-up); on failure the
     /// transport is closed again and the error says why.
-    public func openPoweredController() async throws -> HCIController {
-        let controller = try openController()
+    public func openPoweredController(readerWait: ReaderWait = .blocking) async throws -> HCIController {
+        let controller = try openController(readerWait: readerWait)
         do {
             try await controller.powerOn()
         } catch {
