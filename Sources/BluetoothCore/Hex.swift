@@ -1,11 +1,17 @@
 /// Hexadecimal text for bytes, as tools print and accept it.
 public enum Hex {
-    private static let digits = Array("0123456789ABCDEF".utf8)
+    @usableFromInline static let digits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
     /// Appends the digits ("0A1B2C") as ASCII bytes: for output built as bytes, with no
-    /// String in between.
-    public static func append<C: Collection>(_ bytes: C, to out: inout [UInt8]) where C.Element == UInt8 {
-        for byte in bytes {
+    /// String in between. Inlinable: it runs per byte of every advertisement a tool prints.
+    @inlinable
+    public static func append(_ bytes: [UInt8], to out: inout [UInt8]) {
+        for byte in bytes { append(byte, to: &out) }
+    }
+
+    @inlinable
+    public static func append(_ byte: UInt8, to out: inout [UInt8]) {
+        digits.withUnsafeBufferPointer { digits in
             out.append(digits[Int(byte >> 4)])
             out.append(digits[Int(byte & 0x0F)])
         }

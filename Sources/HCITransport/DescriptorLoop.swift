@@ -211,7 +211,13 @@ package final class DescriptorLoop: Sendable {
             switch outcome {
             case let .data(count):
                 now = MonotonicClock.nanoseconds()
-                deadline = chunk(UnsafeBufferPointer(rebasing: buffer[0..<count]), now)
+                // A late reader (its handler ran long, or a busy machine did not schedule
+                // it) finds bytes that were waiting: as far as anyone can tell they came
+                // before the stall deadline, so they are stamped just before it. Only
+                // poll() timing out with nothing to read proves a silent controller; the
+                // next deadline then counts from this read, not from the stamp.
+                let stamp = deadline.map { min(now, $0 &- 1) } ?? now
+                deadline = chunk(UnsafeBufferPointer(rebasing: buffer[0..<count]), stamp).map { $0 &+ (now &- stamp) }
                 if spinNanoseconds > 0 { spinUntil = now &+ spinNanoseconds }
             case .wouldBlock:
                 continue

@@ -3,7 +3,8 @@ import Glibc
 
 /// `bareble-bench flood-controller`: the fake TCP controller on its own, for a test (or a
 /// person) that runs a scanning tool against it. Prints `port P`, serves the first host,
-/// sends the reports once it scans, prints `sent N` and closes the connection.
+/// sends the reports once it scans, prints `sent N`, ends the stream and waits for the host
+/// to close.
 struct FloodControllerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "flood-controller",
@@ -30,7 +31,7 @@ struct FloodControllerCommand: ParsableCommand {
         let controller = try flood.accept()
         _ = try FloodController.send(stream, rate: rate, to: controller)
         say("sent \(reports)")
-        controller.close()
+        controller.finishAndWaitForHost()
     }
 }
 

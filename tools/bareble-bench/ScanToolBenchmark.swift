@@ -86,7 +86,7 @@ struct ScanToolBenchmark: ParsableCommand {
         }
         let controller = try flood.accept()
         let (start, _) = try FloodController.send(stream, rate: rate, to: controller)
-        controller.close()
+        controller.finishAndWaitForHost()
         guard done.wait(timeout: .now() + .seconds(600)) == .success else {
             child.interrupt()
             throw BenchError("the tool did not finish its output within 600 s")

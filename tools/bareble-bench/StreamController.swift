@@ -17,12 +17,17 @@ final class StreamController: Sendable {
     private let scanEnabled = Atomic(false)
     /// Signalled each time the host enables scanning.
     let scanStarted = DispatchSemaphore(value: 0)
+    /// Signalled when the host has closed its end.
+    private let hostGone = DispatchSemaphore(value: 0)
 
     /// Serves the host on `fd`. `acl` gives the H4 frames to send back for one ACL packet
     /// from the host (each packet is also acknowledged with Number Of Completed Packets).
     init(fd: Int32, acl: @escaping ACLAnswer = { _ in [] }) {
         self.fd = fd
-        DispatchQueue.global().async { [self] in answerHost(fd, acl: acl) }
+        DispatchQueue.global().async { [self] in
+            answerHost(fd, acl: acl)
+            hostGone.signal()
+        }
     }
 
     /// A fake controller on one end of a socketpair, and BareBLE's transport on the other,
@@ -112,6 +117,15 @@ final class StreamController: Sendable {
     /// Ends the connection; the host's reader sees the end of the stream.
     func close() {
         Glibc.shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    /// Ends the stream the host reads, after everything written, and waits (up to
+    /// `seconds`) for the host to close its end. A process that exits right after a write
+    /// may reset the connection instead (the lingering-close problem), and the host's
+    /// kernel then throws away what the host had not read yet.
+    func finishAndWaitForHost(seconds: Int = 60) {
+        Glibc.shutdown(fd, Int32(SHUT_WR))
+        _ = hostGone.wait(timeout: .now() + .seconds(seconds))
     }
 }
 

@@ -228,57 +228,57 @@ struct ScanOutput {
     /// nanoseconds; `time` the same moment on the wall clock, UTC.
     static func writeJSON(_ ad: Advertisement, wallClockOffset: Int64, to out: inout JSONWriter) {
         out.beginObject()
-        out.key("address")
+        out.member("address")
         out.asciiString { bytes in
             let value = ad.address.address.value
             for shift in stride(from: 40, through: 0, by: -8) {
                 if shift < 40 { bytes.append(UInt8(ascii: ":")) }
-                Hex.append(CollectionOfOne(UInt8(truncatingIfNeeded: value >> UInt64(shift))), to: &bytes)
+                Hex.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)), to: &bytes)
             }
         }
-        out.key("addressType")
+        out.member("addressType")
         out.string(ad.address.type.description)
-        out.key("eventType")
+        out.member("eventType")
         out.string(ad.eventType.description)
-        out.key("connectable")
+        out.member("connectable")
         out.bool(ad.isConnectable)
-        out.key("rssi")
-        if let rssi = ad.rssi { out.int(rssi) } else { out.null() }
-        out.key("txPower")
-        if let txPower = ad.txPower { out.int(txPower) } else { out.null() }
-        out.key("name")
+        out.member("rssi")
+        if let rssi = ad.rssi { out.int(Int(rssi)) } else { out.null() }
+        out.member("txPower")
+        if let txPower = ad.txPower { out.int(Int(txPower)) } else { out.null() }
+        out.member("name")
         if let name = ad.localName { out.string(name) } else { out.null() }
-        out.key("services")
+        out.member("services")
         out.beginArray()
         for uuid in ad.serviceUUIDs { out.string(uuid.description) }
         out.endArray()
         if let manufacturer = manufacturerData(ad) {
-            out.key("manufacturer")
+            out.member("manufacturer")
             out.beginObject()
-            out.key("company")
-            out.int(manufacturer.companyID)
-            out.key("data")
+            out.member("company")
+            out.int(Int(manufacturer.companyID))
+            out.member("data")
             out.hex(manufacturer.data)
             out.endObject()
         }
-        out.key("data")
+        out.member("data")
         out.hex(ad.advertisingData.bytes)
-        out.key("scanResponse")
+        out.member("scanResponse")
         if let response = ad.scanResponseData { out.hex(response.bytes) } else { out.null() }
-        out.key("primaryPHY")
+        out.member("primaryPHY")
         out.string(ad.primaryPHY.description)
-        out.key("secondaryPHY")
+        out.member("secondaryPHY")
         if let phy = ad.secondaryPHY { out.string(phy.description) } else { out.null() }
-        out.key("sid")
-        if let sid = ad.advertisingSID { out.int(sid) } else { out.null() }
-        out.key("truncated")
+        out.member("sid")
+        if let sid = ad.advertisingSID { out.int(Int(sid)) } else { out.null() }
+        out.member("truncated")
         out.bool(ad.isTruncated)
-        out.key("timestamp")
+        out.member("timestamp")
         out.int(Int(truncatingIfNeeded: ad.timestamp))
-        out.key("time")
+        out.member("time")
         out.asciiString { WallClock.appendISO8601(Int64(bitPattern: ad.timestamp) &+ wallClockOffset, to: &$0) }
         if let direct = ad.directAddress {
-            out.key("directAddress")
+            out.member("directAddress")
             out.string(direct.description)
         }
         out.endObject()
@@ -288,13 +288,13 @@ struct ScanOutput {
     /// `count` advertisements were lost here (the output was behind); `total` so far.
     static func writeDropped(_ count: Int, total: Int, to out: inout JSONWriter) {
         out.beginObject()
-        out.key("event")
+        out.member("event")
         out.string("dropped")
-        out.key("count")
+        out.member("count")
         out.int(count)
-        out.key("total")
+        out.member("total")
         out.int(total)
-        out.key("time")
+        out.member("time")
         out.asciiString { WallClock.appendISO8601(Int64(bitPattern: MonotonicClock.nanoseconds()) &+ WallClock.offsetFromMonotonic(), to: &$0) }
         out.endObject()
         out.newline()

@@ -24,10 +24,20 @@ public struct JSONWriter {
         needsComma = false
     }
 
+    /// A key known when compiling (it must need no escaping): copied, not inspected.
+    public mutating func member(_ key: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
     public mutating func null() { scalar("null") }
     public mutating func bool(_ value: Bool) { scalar(value ? "true" : "false") }
 
-    public mutating func int<T: BinaryInteger>(_ value: T) {
+    public mutating func int(_ value: Int) {
         separate()
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         // Digits come out lowest first: append them, then reverse them in place.
@@ -45,6 +55,18 @@ public struct JSONWriter {
     public mutating func string(_ value: String) {
         separate()
         bytes.append(UInt8(ascii: "\""))
+        // Most strings need no escape: then they are copied whole.
+        let copied: Bool? = value.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if copied != true { escape(value) }
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    private mutating func escape(_ value: String) {
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
@@ -58,8 +80,6 @@ public struct JSONWriter {
             default: bytes.append(byte)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
-        needsComma = true
     }
 
     /// A string value of bytes that need no escaping (hex digits, a timestamp), written
@@ -73,7 +93,7 @@ public struct JSONWriter {
     }
 
     /// Bytes as a string of upper-case hex digits.
-    public mutating func hex<C: Collection>(_ value: C) where C.Element == UInt8 {
+    public mutating func hex(_ value: [UInt8]) {
         asciiString { Hex.append(value, to: &$0) }
     }
 

@@ -81,6 +81,8 @@ public enum ScanRun {
         defer { ticker?.cancel() }
 
         var failure: (any Error)?
+        /// `handle` threw: it is not called again.
+        var handlerFailed = false
         var handled = 0
         var iterator = stream.makeAsyncIterator()
         var stopping = false
@@ -94,7 +96,7 @@ public enum ScanRun {
             }
             guard let batch else { break }
             // After a failure in `handle`, what is left is drained unseen.
-            if failure == nil {
+            if !handlerFailed {
                 do {
                     for advertisement in batch {
                         handled += 1
@@ -106,6 +108,7 @@ public enum ScanRun {
                     }
                 } catch {
                     failure = error
+                    handlerFailed = true
                 }
             }
             if !stopping, failure != nil || flags.stop.load(ordering: .acquiring) {
@@ -115,8 +118,9 @@ public enum ScanRun {
                 await stream.stop()
             }
         }
-        if failure == nil {
-            do { try handle(.caughtUp(dropped: iterator.droppedCount)) } catch { failure = error }
+        // Drops after the last batch (the stream ended or failed since) are told too.
+        if !handlerFailed {
+            do { try handle(.caughtUp(dropped: iterator.droppedCount)) } catch { failure = failure ?? error }
         }
         stopped()
         let dropped = iterator.droppedCount

@@ -37,8 +37,9 @@ public struct AdvertisementStream: AsyncSequence, Sendable {
         let handle: Handle
         private var batch: [Advertisement] = []
         private var index = 0
-        /// Advertisements dropped before the end of the batch last taken: every one of them
-        /// arrived after that batch's last advertisement.
+        /// Advertisements dropped before the end of the batch last taken (every one of them
+        /// arrived after that batch's last advertisement); once the iteration ended, all of
+        /// them.
         public private(set) var droppedCount = 0
 
         init(handle: Handle) { self.handle = handle }
@@ -66,7 +67,16 @@ public struct AdvertisementStream: AsyncSequence, Sendable {
             index = 0
             let spare = batch
             batch = []
-            guard let taken = try await handle.buffer.take(returning: spare) else {
+            let taken: (batch: [Advertisement], dropped: Int)?
+            do {
+                taken = try await handle.buffer.take(returning: spare)
+            } catch {
+                // Drops after the last batch are part of how the stream ended.
+                droppedCount = handle.buffer.dropped
+                throw error
+            }
+            guard let taken else {
+                droppedCount = handle.buffer.dropped
                 // A cancelled iteration ends the consumer, as leaving the loop would.
                 if Task.isCancelled { handle.endNow() }
                 return false
