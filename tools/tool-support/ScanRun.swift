@@ -127,6 +127,12 @@ public enum ScanRun {
         if dropped > 0 {
             printError("\(handled) advertisements handled, \(dropped) dropped: this tool fell behind the controller (\(bufferLimit) were waiting)")
         }
+        // What never became a packet is a loss too: bytes the framer could not align.
+        var transport = controller.transport
+        if let capturing = transport as? CapturingTransport { transport = capturing.base }
+        if let framing = (transport as? DescriptorTransport)?.statistics, framing.droppedFrames > 0 || framing.skippedBytes > 0 {
+            printError("the transport discarded \(framing.droppedFrames) frames (\(framing.skippedBytes) bytes) it could not align, \(framing.stalls) of them stalled")
+        }
         if let failure { throw failure }
     }
 
