@@ -4,8 +4,10 @@ import BluetoothCore
 ///
 /// The reader appends one advertisement at a time; the consumer takes everything waiting
 /// in one go, so a consumer that is behind pays one lock and at most one task wake-up per
-/// batch, not per advertisement. Storage is swapped, never copied: the consumer hands its
-/// emptied array back with each take.
+/// batch, not per advertisement. A waiting consumer is only told that something came; it
+/// takes what waits when it runs, so whatever arrived during its wake-up joins the batch.
+/// Storage is swapped, never copied: the consumer hands its emptied array back with each
+/// take.
 ///
 /// Bound: `limit` advertisements waiting. What arrives while it is full is dropped and
 /// counted; what already waits keeps its order. Dropping the newest (rather than the
@@ -17,10 +19,10 @@ final class AdvertisementBuffer: Sendable {
     private struct State {
         var pending: [Advertisement] = []
         var dropped = 0
-        var waiter: CheckedContinuation<Take, Never>?
+        var waiter: CheckedContinuation<Void, Never>?
         /// An empty array the consumer gave back, used as the next `pending`.
         var spare: [Advertisement] = []
-        /// ``wake()`` came while nobody waited: the next take returns at once, even empty.
+        /// ``wake()`` was called: the next take returns at once, even empty.
         var wakePending = false
         /// No more advertisements will be appended: after `pending`, the end (or `failure`).
         var finished = false
@@ -42,7 +44,7 @@ final class AdvertisementBuffer: Sendable {
 
     /// Reader thread: queue `advertisement`, or count it dropped.
     func append(_ advertisement: Advertisement) {
-        let resumed: (CheckedContinuation<Take, Never>, Take)? = state.withLock { state in
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
             guard !state.finished else { return nil }
             guard state.pending.count < limit else {
                 state.dropped += 1
@@ -50,78 +52,71 @@ final class AdvertisementBuffer: Sendable {
                 return nil
             }
             state.pending.append(advertisement)
-            guard let waiter = state.waiter else { return nil }
-            state.waiter = nil
-            return (waiter, .success(Self.takeAll(&state)))
+            return Self.removeWaiter(&state)
         }
-        if let (waiter, take) = resumed { waiter.resume(returning: take) }
+        waiter?.resume()
     }
 
     /// No more advertisements: the consumer gets what waits, then the end, or `failure`.
     func finish(throwing failure: (any Error)? = nil) {
-        let resumed: (CheckedContinuation<Take, Never>, Take)? = state.withLock { state in
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
             guard !state.finished else { return nil }
             state.finished = true
             state.failure = failure
-            guard let waiter = state.waiter else { return nil }
-            state.waiter = nil
-            return (waiter, Self.ending(&state))
+            return Self.removeWaiter(&state)
         }
-        if let (waiter, take) = resumed { waiter.resume(returning: take) }
+        waiter?.resume()
     }
 
     /// Makes the consumer's current or next ``take(returning:)`` return now, with an empty
     /// batch if nothing waits: a tool that also has timers to serve is not stuck in a
     /// quiet scan.
     func wake() {
-        let waiter: CheckedContinuation<Take, Never>? = state.withLock { state in
-            guard let waiter = state.waiter else {
-                state.wakePending = true
-                return nil
-            }
-            state.waiter = nil
-            return waiter
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
+            state.wakePending = true
+            return Self.removeWaiter(&state)
         }
-        waiter?.resume(returning: .success(([], dropped)))
+        waiter?.resume()
     }
 
     /// Everything waiting (suspending while nothing does) and the drop count at that
     /// moment; nil once finished and drained. `spare` is the caller's previous batch,
     /// emptied, whose storage is reused. A cancelled task gets nil.
     func take(returning spare: [Advertisement]) async throws -> (batch: [Advertisement], dropped: Int)? {
-        let immediate: Take? = state.withLock { state in
+        state.withLock { state in
             if state.spare.capacity < spare.capacity { state.spare = spare }
-            if !state.pending.isEmpty { return .success(Self.takeAll(&state)) }
-            if state.finished { return Self.ending(&state) }
-            if state.wakePending {
-                state.wakePending = false
-                return .success(([], state.dropped))
-            }
-            return nil
         }
-        if let immediate { return try immediate.get() }
-        let take = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Take, Never>) in
-                let now: Take? = state.withLock { state in
-                    if !state.pending.isEmpty { return .success(Self.takeAll(&state)) }
-                    if state.finished { return Self.ending(&state) }
-                    if state.wakePending || Task.isCancelled {
-                        state.wakePending = false
-                        return .success(Task.isCancelled ? nil : ([], state.dropped))
-                    }
-                    state.waiter = continuation
-                    return nil
+        while true {
+            let ready: Take? = state.withLock { state in
+                if !state.pending.isEmpty { return .success(Self.takeAll(&state)) }
+                if state.finished { return Self.ending(&state) }
+                if state.wakePending {
+                    state.wakePending = false
+                    return .success(([], state.dropped))
                 }
-                if let now { continuation.resume(returning: now) }
+                return nil
             }
-        } onCancel: {
-            let waiter = state.withLock { state in
-                defer { state.waiter = nil }
-                return state.waiter
+            if let ready { return try ready.get() }
+            if Task.isCancelled { return nil }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let waits: Bool = state.withLock { state in
+                        guard state.pending.isEmpty, !state.finished, !state.wakePending, !Task.isCancelled else { return false }
+                        state.waiter = continuation
+                        return true
+                    }
+                    if !waits { continuation.resume() }
+                }
+            } onCancel: {
+                let waiter = state.withLock { Self.removeWaiter(&$0) }
+                waiter?.resume()
             }
-            waiter?.resume(returning: .success(nil))
         }
-        return try take.get()
+    }
+
+    private static func removeWaiter(_ state: inout State) -> CheckedContinuation<Void, Never>? {
+        defer { state.waiter = nil }
+        return state.waiter
     }
 
     private static func takeAll(_ state: inout State) -> (batch: [Advertisement], dropped: Int) {
