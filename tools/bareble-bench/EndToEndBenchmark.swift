@@ -72,12 +72,29 @@ struct EndToEndBenchmark {
                 Thread.detach(body)
             }
         }
+
+        /// Gives up on a run whose reports never all arrived, so a lost report shows as a
+        /// message with the counts instead of a benchmark that hangs.
+        func watchdog(after seconds: Int, explain: @escaping @Sendable () -> String) -> Task<Void, Never> {
+            Task {
+                do { try await Task.sleep(for: .seconds(seconds)) } catch { return }
+                let (done, received, expected) = state.withLock { state in
+                    defer { state.done = nil }
+                    return (state.done, state.received, state.expected)
+                }
+                guard let done else { return }
+                var standardError = StandardError()
+                print("bareble-bench: only \(received) of \(expected) reports arrived in \(seconds) s; \(explain())", to: &standardError)
+                done.resume()
+            }
+        }
     }
 
     let controller: StreamController
     let transport: DescriptorTransport
     let recorder = Recorder()
     let hci: HCIController
+    let scanner: Scanner
     private let stop: @Sendable () async -> Void
 
     init(consumer: Consumer = .callback, wait: ReaderWait = .blocking) async throws {
@@ -87,6 +104,7 @@ struct EndToEndBenchmark {
         try await hci.powerOn()
         let recorder = self.recorder
         let scanner = Scanner(controller: hci)
+        self.scanner = scanner
         switch consumer {
         case .callback:
             let session = try await scanner.scan { recorder.record($0) }
@@ -111,6 +129,8 @@ struct EndToEndBenchmark {
         let before = (bareble_allocation_count(), bareble_allocated_bytes())
         bareble_allocation_counter_enable(1)
         let start = ContinuousClock.now
+        let watchdog = recorder.watchdog(after: 300, explain: explain)
+        defer { watchdog.cancel() }
         await recorder.expect(stream.frames.count, latency: false) {
             var offset = 0
             // Cut at frame boundaries so command answers never land inside a frame.
@@ -188,6 +208,13 @@ struct EndToEndBenchmark {
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
+    /// What the transport and the scanner counted, for a run that lost reports.
+    private var explain: @Sendable () -> String {
+        let transport = transport
+        let scanner = scanner
+        return { "framer \(transport.statistics), scanner \(scanner.statistics)" }
+    }
+
     func finish() async {
         await stop()
         hci.close()
@@ -208,5 +235,12 @@ enum Thread {
             return nil
         }, box)
         pthread_detach(thread)
+    }
+}
+
+struct StandardError: TextOutputStream {
+    mutating func write(_ string: String) {
+        let bytes = Array(string.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
     }
 }
