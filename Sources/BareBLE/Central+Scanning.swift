@@ -7,7 +7,7 @@ extension Central {
     public func scan(
         matching filter: ScanFilter = .init(),
         parameters: ScanParameters = .init()
-    ) -> AsyncThrowingStream<Advertisement, any Error> {
+    ) -> AdvertisementStream {
         scanner.advertisements(matching: filter, parameters: parameters)
     }
 

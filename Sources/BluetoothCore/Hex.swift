@@ -1,6 +1,21 @@
 /// Hexadecimal text for bytes, as tools print and accept it.
 public enum Hex {
-    private static let digits = Array("0123456789ABCDEF".utf8)
+    @usableFromInline static let digits: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    /// Appends the digits ("0A1B2C") as ASCII bytes: for output built as bytes, with no
+    /// String in between. Inlinable: it runs per byte of every advertisement a tool prints.
+    @inlinable
+    public static func append(_ bytes: [UInt8], to out: inout [UInt8]) {
+        for byte in bytes { append(byte, to: &out) }
+    }
+
+    @inlinable
+    public static func append(_ byte: UInt8, to out: inout [UInt8]) {
+        digits.withUnsafeBufferPointer { digits in
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+    }
 
     /// "0A1B2C" (or "0A 1B 2C" with a separator).
     public static func string<C: Collection>(_ bytes: C, separator: String = "") -> String where C.Element == UInt8 {

@@ -3,9 +3,12 @@ import HCITransport
 extension HCIController {
     /// Opens the transport `spec` names, records every packet to `capture` when given, and
     /// starts the driver (the controller is not powered on yet): the one way tools and the
-    /// facade get from a transport string to a controller.
-    public static func open(_ spec: TransportSpec, capture: BTSnoopWriter? = nil) throws(TransportError) -> HCIController {
-        var transport = try spec.open()
+    /// facade get from a transport string to a controller. `readerWait` chooses the reader
+    /// thread's way of waiting: ``ReaderWait/spinning(window:)`` for the lowest latency.
+    public static func open(
+        _ spec: TransportSpec, capture: BTSnoopWriter? = nil, readerWait: ReaderWait = .blocking
+    ) throws(TransportError) -> HCIController {
+        var transport = try spec.open(wait: readerWait)
         if let capture { transport = CapturingTransport(transport, writer: capture) }
         let controller = HCIController(transport: transport)
         try controller.start()

@@ -31,6 +31,8 @@ package final class DescriptorLoop: Sendable {
     /// A pty whose other side closed reads EIO: for a stream that is the end of file.
     private let eioIsEndOfFile: Bool
     private let readSize: Int
+    /// See ``ReaderWait``; 0 never spins.
+    private let spinNanoseconds: UInt64
 
     private struct State {
         var started = false
@@ -47,7 +49,7 @@ package final class DescriptorLoop: Sendable {
     /// descriptor is closed, e.g. to stop a process serving the other end.
     package init(
         fd: Int32, spec: TransportSpec?, name: String, isSocket: Bool, eioIsEndOfFile: Bool = false,
-        readSize: Int = 65_536, cleanup: (@Sendable () -> Void)? = nil
+        readSize: Int = 65_536, wait: ReaderWait = .blocking, cleanup: (@Sendable () -> Void)? = nil
     ) throws(TransportError) {
         guard let pipe = Posix.makeWakePipe() else {
             let code = errno
@@ -66,6 +68,7 @@ package final class DescriptorLoop: Sendable {
         self.isSocket = isSocket
         self.eioIsEndOfFile = eioIsEndOfFile
         self.readSize = readSize
+        spinNanoseconds = wait.spinNanoseconds
         wakeRead = pipe.read
         wakeWrite = pipe.write
         state = Lock(State(cleanup: cleanup))
@@ -153,38 +156,75 @@ package final class DescriptorLoop: Sendable {
         cleanup?()
     }
 
+    private enum ReadOutcome {
+        case data(Int)
+        case wouldBlock
+        case endOfFile
+        case failed(TransportError)
+    }
+
+    private func readOnce(into buffer: UnsafeMutableBufferPointer<UInt8>) -> ReadOutcome {
+        let count = read(fd, buffer.baseAddress, buffer.count)
+        if count > 0 { return .data(count) }
+        if count == 0 { return .endOfFile }
+        switch errno {
+        case EINTR, EAGAIN, EWOULDBLOCK: return .wouldBlock
+        case EIO where eioIsEndOfFile: return .endOfFile
+        case let code: return .failed(TransportError.from(errno: code, operation: .read, spec: spec))
+        }
+    }
+
     private func run(chunk: ChunkHandler, closed: @Sendable (TransportError?) -> Void) {
         let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: readSize)
         defer { buffer.deallocate() }
         var deadline: UInt64?
         var failure: TransportError?
+        // Until then the reader tries reads without sleeping (ReaderWait.spinning).
+        var spinUntil: UInt64 = 0
         loop: while !closing.load(ordering: .acquiring) {
-            var entries = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            let timeout = deadline.map { Posix.pollTimeout(until: $0) } ?? -1
-            let ready = poll(&entries, 2, timeout)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                failure = TransportError.from(errno: errno, operation: .read, spec: spec)
-                break
+            var outcome = ReadOutcome.wouldBlock
+            var now = MonotonicClock.nanoseconds()
+            if now < spinUntil {
+                outcome = readOnce(into: buffer)
+                if case .wouldBlock = outcome {
+                    if let due = deadline, now >= due { deadline = chunk(nil, now) }
+                    continue
+                }
+            } else {
+                var entries = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                               pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+                let timeout = deadline.map { Posix.pollTimeout(until: $0) } ?? -1
+                let ready = poll(&entries, 2, timeout)
+                if ready < 0 {
+                    if errno == EINTR { continue }
+                    failure = TransportError.from(errno: errno, operation: .read, spec: spec)
+                    break
+                }
+                if ready == 0 {
+                    deadline = chunk(nil, MonotonicClock.nanoseconds())
+                    continue
+                }
+                if entries[1].revents != 0 { break }
+                guard entries[0].revents != 0 else { continue }
+                outcome = readOnce(into: buffer)
             }
-            if ready == 0 {
-                deadline = chunk(nil, MonotonicClock.nanoseconds())
+            switch outcome {
+            case let .data(count):
+                now = MonotonicClock.nanoseconds()
+                // A late reader (its handler ran long, or a busy machine did not schedule
+                // it) finds bytes that were waiting: as far as anyone can tell they came
+                // before the stall deadline, so they are stamped just before it. Only
+                // poll() timing out with nothing to read proves a silent controller; the
+                // next deadline then counts from this read, not from the stamp.
+                let stamp = deadline.map { min(now, $0 &- 1) } ?? now
+                deadline = chunk(UnsafeBufferPointer(rebasing: buffer[0..<count]), stamp).map { $0 &+ (now &- stamp) }
+                if spinNanoseconds > 0 { spinUntil = now &+ spinNanoseconds }
+            case .wouldBlock:
                 continue
-            }
-            if entries[1].revents != 0 { break }
-            guard entries[0].revents != 0 else { continue }
-            let count = read(fd, buffer.baseAddress, buffer.count)
-            if count > 0 {
-                deadline = chunk(UnsafeBufferPointer(rebasing: buffer[0..<count]), MonotonicClock.nanoseconds())
-                continue
-            }
-            if count == 0 { break }
-            switch errno {
-            case EINTR, EAGAIN, EWOULDBLOCK: continue loop
-            case EIO where eioIsEndOfFile: break loop
-            case let code:
-                failure = TransportError.from(errno: code, operation: .read, spec: spec)
+            case .endOfFile:
+                break loop
+            case let .failed(error):
+                failure = error
                 break loop
             }
         }

@@ -24,11 +24,11 @@ public final class DescriptorTransport: HCITransport {
     /// H4 over a byte-stream descriptor the caller already holds (one end of a socketpair, a
     /// bridge's socket, a device node opened its own way). Takes ownership of `fd`.
     public static func stream(
-        fd: Int32, name: String, framing: H4Framer.Configuration = .controllerToHost
+        fd: Int32, name: String, framing: H4Framer.Configuration = .controllerToHost, wait: ReaderWait = .blocking
     ) throws(TransportError) -> DescriptorTransport {
         var status = stat()
         let isSocket = fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
-        let loop = try DescriptorLoop(fd: fd, spec: nil, name: name, isSocket: isSocket)
+        let loop = try DescriptorLoop(fd: fd, spec: nil, name: name, isSocket: isSocket, wait: wait)
         return DescriptorTransport(loop: loop, framing: .stream(framing))
     }
 

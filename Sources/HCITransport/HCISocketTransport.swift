@@ -7,14 +7,14 @@ public enum HCISocketTransport {
     /// `hci:N`: the user channel. The kernel's own stack lets go of the adapter entirely,
     /// so the device must be down; it is taken down here first. Exclusive: a second user
     /// (or bluetoothd holding the adapter) makes bind fail with EBUSY.
-    public static func openUserChannel(index: Int) throws(TransportError) -> DescriptorTransport {
+    public static func openUserChannel(index: Int, wait: ReaderWait = .blocking) throws(TransportError) -> DescriptorTransport {
         let spec = TransportSpec.hciUser(index: index)
         let fd = try HCISocket.open(spec: spec)
         // EALREADY means "already down"; any other failure is reported by bind, which
         // names the real problem (EBUSY, EPERM, ENODEV) better than HCIDEVDOWN does.
         _ = bareble_ioctl_int(fd, bareble_HCIDEVDOWN(), Int32(index))
         try HCISocket.bind(fd, index: index, channel: bareble_HCI_CHANNEL_USER(), spec: spec)
-        let loop = try DescriptorLoop(fd: fd, spec: spec, name: spec.description, isSocket: true)
+        let loop = try DescriptorLoop(fd: fd, spec: spec, name: spec.description, isSocket: true, wait: wait)
         return DescriptorTransport(loop: loop, framing: .packetPerRead)
     }
 
@@ -22,7 +22,7 @@ public enum HCISocketTransport {
     /// copies every packet that passes `filter` to this socket (so a narrow filter costs
     /// the kernel and us nothing for the rest); commands we send join the kernel's own
     /// command queue. Sending most commands needs CAP_NET_RAW.
-    public static func openRawChannel(index: Int, filter: HCIRawFilter = .hostSideLE) throws(TransportError) -> DescriptorTransport {
+    public static func openRawChannel(index: Int, filter: HCIRawFilter = .hostSideLE, wait: ReaderWait = .blocking) throws(TransportError) -> DescriptorTransport {
         let spec = TransportSpec.hciRaw(index: index)
         let fd = try HCISocket.open(spec: spec)
         try HCISocket.bind(fd, index: index, channel: bareble_HCI_CHANNEL_RAW(), spec: spec)
@@ -32,7 +32,7 @@ public enum HCISocketTransport {
             Glibc.close(fd)
             throw TransportError.from(errno: code, operation: .setFilter, spec: spec, context: .current())
         }
-        let loop = try DescriptorLoop(fd: fd, spec: spec, name: spec.description, isSocket: true)
+        let loop = try DescriptorLoop(fd: fd, spec: spec, name: spec.description, isSocket: true, wait: wait)
         return DescriptorTransport(loop: loop, framing: .packetPerRead, kernelAdapter: index)
     }
 }

@@ -5,7 +5,7 @@ import Glibc
 public enum SerialTransport {
     public static func open(
         path: String, baud: Int = TransportSpec.defaultBaud, flowControl: Bool = false,
-        framing: H4Framer.Configuration = .controllerToHost
+        framing: H4Framer.Configuration = .controllerToHost, wait: ReaderWait = .blocking
     ) throws(TransportError) -> DescriptorTransport {
         let spec = TransportSpec.serial(path: path, baud: baud, flowControl: flowControl)
         guard let speed = baudConstant(baud) else {
@@ -39,7 +39,7 @@ public enum SerialTransport {
         }
         // Bytes that sat in the driver before we configured it belong to nobody.
         tcflush(fd, TCIOFLUSH)
-        let loop = try DescriptorLoop(fd: fd, spec: spec, name: spec.description, isSocket: false, eioIsEndOfFile: true)
+        let loop = try DescriptorLoop(fd: fd, spec: spec, name: spec.description, isSocket: false, eioIsEndOfFile: true, wait: wait)
         return DescriptorTransport(loop: loop, framing: .stream(framing))
     }
 

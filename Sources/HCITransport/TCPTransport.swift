@@ -10,11 +10,12 @@ public enum TCPTransport {
     /// Connects within `timeout`, trying each address the host resolves to.
     public static func connect(
         host: String, port: Int, timeout: Duration = .seconds(5),
-        framing: H4Framer.Configuration = .controllerToHost, cleanup: (@Sendable () -> Void)? = nil
+        framing: H4Framer.Configuration = .controllerToHost, wait: ReaderWait = .blocking,
+        cleanup: (@Sendable () -> Void)? = nil
     ) throws(TransportError) -> DescriptorTransport {
         let spec = TransportSpec.tcp(host: host, port: port)
         let fd = try connectedSocket(host: host, port: port, timeout: timeout, spec: spec)
-        let loop = try DescriptorLoop(fd: fd, spec: spec, name: spec.description, isSocket: true, cleanup: cleanup)
+        let loop = try DescriptorLoop(fd: fd, spec: spec, name: spec.description, isSocket: true, wait: wait, cleanup: cleanup)
         return DescriptorTransport(loop: loop, framing: .stream(framing))
     }
 

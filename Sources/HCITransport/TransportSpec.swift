@@ -87,17 +87,17 @@ public enum TransportSpec: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Opens the transport. `hci-monitor` cannot send, so it is not a transport: open it
-    /// with ``HCIMonitor/open()``.
-    public func open() throws(TransportError) -> any HCITransport {
+    /// with ``HCIMonitor/open()``. `wait` is how its reader thread waits for packets.
+    public func open(wait: ReaderWait = .blocking) throws(TransportError) -> any HCITransport {
         switch self {
-        case let .hciUser(index): return try HCISocketTransport.openUserChannel(index: index)
-        case let .hciRaw(index): return try HCISocketTransport.openRawChannel(index: index)
+        case let .hciUser(index): return try HCISocketTransport.openUserChannel(index: index, wait: wait)
+        case let .hciRaw(index): return try HCISocketTransport.openRawChannel(index: index, wait: wait)
         case .hciMonitor:
             throw .monitorCannotDrive
-        case let .tcp(host, port): return try TCPTransport.connect(host: host, port: port)
+        case let .tcp(host, port): return try TCPTransport.connect(host: host, port: port, wait: wait)
         case let .serial(path, baud, flowControl):
-            return try SerialTransport.open(path: path, baud: baud, flowControl: flowControl)
-        case .virtual: return try VirtualRadio.openTransport()
+            return try SerialTransport.open(path: path, baud: baud, flowControl: flowControl, wait: wait)
+        case .virtual: return try VirtualRadio.openTransport(wait: wait)
         }
     }
 

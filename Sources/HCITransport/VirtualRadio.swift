@@ -132,10 +132,10 @@ public final class VirtualRadio: Sendable {
 
     /// `virtual`: launches the radio and connects to its TCP port; closing the transport
     /// stops the radio.
-    public static func openTransport(arguments: [String] = defaultArguments) throws(TransportError) -> DescriptorTransport {
+    public static func openTransport(arguments: [String] = defaultArguments, wait: ReaderWait = .blocking) throws(TransportError) -> DescriptorTransport {
         let radio = try launch(arguments: arguments)
         do throws(TransportError) {
-            return try TCPTransport.connect(host: "127.0.0.1", port: radio.tcpPort, cleanup: { radio.stop() })
+            return try TCPTransport.connect(host: "127.0.0.1", port: radio.tcpPort, wait: wait, cleanup: { radio.stop() })
         } catch {
             radio.stop()
             throw error

@@ -30,7 +30,7 @@ typealias Scanner = HCI.Scanner
     /// The first `count` advertisements the stream yields that satisfy `predicate`, or a
     /// typed failure when the deadline passes first.
     func collect(
-        _ stream: AsyncThrowingStream<Advertisement, any Error>, count: Int = 1, timeout: Duration = .seconds(5),
+        _ stream: AdvertisementStream, count: Int = 1, timeout: Duration = .seconds(5),
         where predicate: @escaping @Sendable (Advertisement) -> Bool = { _ in true }
     ) async throws -> [Advertisement] {
         try await withThrowingTaskGroup(of: [Advertisement].self) { group in

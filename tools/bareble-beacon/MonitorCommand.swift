@@ -55,6 +55,8 @@ struct Monitor: AsyncParsableCommand {
                 for change in monitor.observe(identity, at: advertisement.timestamp) {
                     Self.show(change, beacon: identity, address: advertisement.address, time: seconds(from: start, to: advertisement.timestamp), json: json)
                 }
+            case .caughtUp:
+                break
             case let .tick(now):
                 for change in monitor.tick(now: now) {
                     Self.show(change, beacon: nil, address: nil, time: seconds(from: start, to: now), json: json)

@@ -47,6 +47,8 @@ struct Range: AsyncParsableCommand {
                       let identity = frame.identity, matches(identity) else { return }
                 ranger.observe(frame, rssi: rssi, at: advertisement.timestamp, address: advertisement.address)
                 output.lastRSSI[identity] = rssi
+            case .caughtUp:
+                break
             case let .tick(now):
                 if let report = ranger.tick(now: now) { output.show(report) }
             }

@@ -6,8 +6,15 @@ import HCITransport
 import Synchronization
 
 /// Reports through the real path: H4 bytes on a socketpair, BareBLE's reader thread and
-/// framer, the controller driver, the scanner, a consumer on the low-latency callback.
+/// framer, the controller driver, the scanner, and a consumer: the low-latency callback on
+/// the reader thread, or a task iterating the AsyncSequence (``AdvertisementStream``).
 struct EndToEndBenchmark {
+    enum Consumer {
+        case callback
+        /// `for try await` over the stream, its buffer as large as `bufferLimit`.
+        case stream(bufferLimit: Int)
+    }
+
     struct Throughput {
         var reportsPerSecond: Double
         /// Everything the process allocated during the run (reader, driver, scanner, the
@@ -65,20 +72,53 @@ struct EndToEndBenchmark {
                 Thread.detach(body)
             }
         }
+
+        /// Gives up on a run whose reports never all arrived, so a lost report shows as a
+        /// message with the counts instead of a benchmark that hangs.
+        func watchdog(after seconds: Int, explain: @escaping @Sendable () -> String) -> Task<Void, Never> {
+            Task {
+                do { try await Task.sleep(for: .seconds(seconds)) } catch { return }
+                let (done, received, expected) = state.withLock { state in
+                    defer { state.done = nil }
+                    return (state.done, state.received, state.expected)
+                }
+                guard let done else { return }
+                var standardError = StandardError()
+                print("bareble-bench: only \(received) of \(expected) reports arrived in \(seconds) s; \(explain())", to: &standardError)
+                done.resume()
+            }
+        }
     }
 
     let controller: StreamController
+    let transport: DescriptorTransport
     let recorder = Recorder()
-    let session: ScanSession
     let hci: HCIController
+    let scanner: Scanner
+    private let stop: @Sendable () async -> Void
 
-    init() async throws {
-        controller = try StreamController()
-        hci = HCIController(transport: controller.hostTransport)
+    init(consumer: Consumer = .callback, wait: ReaderWait = .blocking) async throws {
+        (controller, transport) = try StreamController.pair(wait: wait)
+        hci = HCIController(transport: transport)
         try hci.start()
         try await hci.powerOn()
         let recorder = self.recorder
-        session = try await Scanner(controller: hci).scan { recorder.record($0) }
+        let scanner = Scanner(controller: hci)
+        self.scanner = scanner
+        switch consumer {
+        case .callback:
+            let session = try await scanner.scan { recorder.record($0) }
+            stop = { await session.stop() }
+        case let .stream(bufferLimit):
+            let stream = try await scanner.scan(bufferLimit: bufferLimit)
+            let reading = Task {
+                for try await advertisement in stream { recorder.record(advertisement) }
+            }
+            stop = {
+                await stream.stop()
+                _ = await reading.result
+            }
+        }
         guard controller.isScanning else { throw BenchError("the scanner did not enable scanning") }
     }
 
@@ -89,6 +129,8 @@ struct EndToEndBenchmark {
         let before = (bareble_allocation_count(), bareble_allocated_bytes())
         bareble_allocation_counter_enable(1)
         let start = ContinuousClock.now
+        let watchdog = recorder.watchdog(after: 300, explain: explain)
+        defer { watchdog.cancel() }
         await recorder.expect(stream.frames.count, latency: false) {
             var offset = 0
             // Cut at frame boundaries so command answers never land inside a frame.
@@ -122,7 +164,7 @@ struct EndToEndBenchmark {
         let recorder = self.recorder
         await recorder.expect(stream.frames.count, latency: true) {
             for (index, var frame) in stream.frames.enumerated() {
-                ReportStream.stamp(&frame, MonotonicClock.nanoseconds())
+                stream.stamp(&frame, MonotonicClock.nanoseconds())
                 controller.write(frame)
                 let deadline = MonotonicClock.nanoseconds() + 1_000_000_000
                 while recorder.delivered.load(ordering: .acquiring) <= index, MonotonicClock.nanoseconds() < deadline {}
@@ -136,10 +178,48 @@ struct EndToEndBenchmark {
                        max: Double(sorted.last ?? 0) / 1000, samples: sorted.count)
     }
 
+    /// The process's CPU time over wall time while `stream` is written at `rate` reports a
+    /// second, one at a time: what the reader costs when the controller is not flooding
+    /// (a spinning reader keeps a core busy for its window after every packet).
+    func cpuShare(_ stream: ReportStream, rate: Int) async -> Double {
+        let controller = self.controller
+        let cpuBefore = Self.processCPUNanoseconds()
+        let start = MonotonicClock.nanoseconds()
+        await recorder.expect(stream.frames.count, latency: false) {
+            let gap = 1_000_000_000 / UInt64(max(1, rate))
+            for (index, frame) in stream.frames.enumerated() {
+                // Pacing a producer is what sleeping is for: it stands for the radio.
+                let due = start &+ UInt64(index) &* gap
+                let now = MonotonicClock.nanoseconds()
+                if due > now {
+                    var pause = timespec(tv_sec: Int(due - now) / 1_000_000_000, tv_nsec: Int(due - now) % 1_000_000_000)
+                    nanosleep(&pause, nil)
+                }
+                controller.write(frame)
+            }
+        }
+        let wall = MonotonicClock.nanoseconds() - start
+        return Double(Self.processCPUNanoseconds() - cpuBefore) / Double(wall)
+    }
+
+    static func processCPUNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
+    /// What the transport and the scanner counted, for a run that lost reports.
+    private var explain: @Sendable () -> String {
+        let transport = transport
+        let scanner = scanner
+        return { "framer \(transport.statistics), scanner \(scanner.statistics)" }
+    }
+
     func finish() async {
-        await session.stop()
+        await stop()
         hci.close()
         controller.close()
+        transport.close()
     }
 }
 
@@ -155,5 +235,12 @@ enum Thread {
             return nil
         }, box)
         pthread_detach(thread)
+    }
+}
+
+struct StandardError: TextOutputStream {
+    mutating func write(_ string: String) {
+        let bytes = Array(string.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
     }
 }

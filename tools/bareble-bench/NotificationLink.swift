@@ -3,6 +3,7 @@ import BluetoothCore
 import GATT
 import Glibc
 import HCI
+import HCITransport
 import L2CAP
 
 /// One LE link to a fake peripheral on a socketpair, with BareBLE's real stack on the host
@@ -15,13 +16,14 @@ struct NotificationLink {
     static let mtu: UInt16 = 517
 
     let controller: StreamController
+    let transport: DescriptorTransport
     let hci: HCIController
     let gatt: GATTClient
     let characteristic: GATTDatabase.Characteristic
 
     init() async throws {
-        controller = try StreamController(acl: Self.answerATT)
-        hci = HCIController(transport: controller.hostTransport)
+        (controller, transport) = try StreamController.pair(acl: Self.answerATT)
+        hci = HCIController(transport: transport)
         try hci.start()
         try await hci.powerOn()
         let manager = ChannelManager(controller: hci)
@@ -85,5 +87,6 @@ struct NotificationLink {
     func finish() {
         hci.close()
         controller.close()
+        transport.close()
     }
 }

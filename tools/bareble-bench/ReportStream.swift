@@ -1,15 +1,18 @@
 import BluetoothCore
 import HCI
 
-/// A generated stream of LE Extended Advertising Report events, one report each, as a
-/// controller sends them (H4 frames). Each advertisement carries a realistic 31-byte payload
-/// (flags, a complete name, two 16-bit services, manufacturer data) whose last 8 bytes, the
-/// last 8 of the frame too, are a slot for the monotonic time the frame was written, so
-/// latency can be measured at the consumer.
+/// A generated stream of LE Extended Advertising Report events (or legacy LE Advertising
+/// Report events), one report each, as a controller sends them (H4 frames). Each
+/// advertisement carries a realistic 31-byte payload (flags, a complete name, two 16-bit
+/// services, manufacturer data) whose last 8 bytes are a slot for the monotonic time the
+/// frame was written, so latency can be measured at the consumer.
 struct ReportStream {
     let frames: [[UInt8]]
+    /// Where the time slot ends, counted from the end of a frame: a legacy report's RSSI
+    /// follows its data.
+    let slotEndFromBack: Int
 
-    init(count: Int, devices: Int, seed: UInt64) {
+    init(count: Int, devices: Int, seed: UInt64, legacy: Bool = false) {
         var random = SplitMix(seed: seed)
         var frames: [[UInt8]] = []
         frames.reserveCapacity(count)
@@ -27,17 +30,24 @@ struct ReportStream {
                 primaryPHY: .le1M, secondaryPHY: .none, advertisingSID: 0xFF, txPower: 127,
                 rssi: Int8(-40 - Int(random.next() % 50)), periodicAdvertisingInterval: 0,
                 directAddressType: .public, directAddress: .zero, data: data)
-            let event = HCIEvent.le(.extendedAdvertisingReport(LEExtendedAdvertisingReport(reports: [report]))).encode()
-            frames.append([UInt8(0x04)] + event)
+            let event: HCIEvent
+            if legacy {
+                event = .le(.advertisingReport(LEAdvertisingReport(reports: [.init(
+                    eventType: .advInd, addressType: .random, address: report.address, data: data, rssi: report.rssi)])))
+            } else {
+                event = .le(.extendedAdvertisingReport(LEExtendedAdvertisingReport(reports: [report])))
+            }
+            frames.append([UInt8(0x04)] + event.encode())
         }
         self.frames = frames
+        slotEndFromBack = legacy ? 1 : 0
     }
 
     /// Every frame back to back: what a controller would push at full speed.
     var concatenated: [UInt8] { frames.flatMap { $0 } }
 
-    static func stamp(_ frame: inout [UInt8], _ nanoseconds: UInt64) {
-        let offset = frame.count - 8
+    func stamp(_ frame: inout [UInt8], _ nanoseconds: UInt64) {
+        let offset = frame.count - slotEndFromBack - 8
         for byte in 0..<8 { frame[offset + byte] = UInt8(truncatingIfNeeded: nanoseconds >> (8 * UInt64(byte))) }
     }
 

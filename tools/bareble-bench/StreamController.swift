@@ -5,27 +5,38 @@ import HCI
 import HCITransport
 import Synchronization
 
-/// A fake controller on one end of a socketpair: answers bring-up, scan and ACL like a small
-/// LE controller, then streams whatever frames the benchmark writes as fast as asked. The
-/// host side is an ordinary ``DescriptorTransport``, so the benchmark runs BareBLE's real
-/// reader path.
+/// A fake controller on a byte-stream descriptor (one end of a socketpair, or a TCP
+/// connection a host made to ``FloodController``): answers bring-up, scan and ACL like a
+/// small LE controller, then streams whatever frames the benchmark writes as fast as asked.
+/// The host side is an ordinary transport, so the benchmark runs the host's real reader path.
 final class StreamController: Sendable {
     typealias ACLAnswer = @Sendable (ACLDataPacket) -> [[UInt8]]
 
-    let hostTransport: DescriptorTransport
     private let fd: Int32
     private let writeLock = Lock(())
     private let scanEnabled = Atomic(false)
+    /// Signalled each time the host enables scanning.
+    let scanStarted = DispatchSemaphore(value: 0)
+    /// Signalled when the host has closed its end.
+    private let hostGone = DispatchSemaphore(value: 0)
 
-    /// `acl` gives the H4 frames to send back for one ACL packet from the host (each packet is
-    /// also acknowledged with Number Of Completed Packets).
-    init(acl: @escaping ACLAnswer = { _ in [] }) throws {
+    /// Serves the host on `fd`. `acl` gives the H4 frames to send back for one ACL packet
+    /// from the host (each packet is also acknowledged with Number Of Completed Packets).
+    init(fd: Int32, acl: @escaping ACLAnswer = { _ in [] }) {
+        self.fd = fd
+        DispatchQueue.global().async { [self] in
+            answerHost(fd, acl: acl)
+            hostGone.signal()
+        }
+    }
+
+    /// A fake controller on one end of a socketpair, and BareBLE's transport on the other,
+    /// its reader waiting as `wait` says.
+    static func pair(acl: @escaping ACLAnswer = { _ in [] }, wait: ReaderWait = .blocking) throws -> (StreamController, DescriptorTransport) {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { throw BenchError("socketpair failed") }
-        fd = pair[0]
-        hostTransport = try DescriptorTransport.stream(fd: pair[1], name: "socketpair")
-        let fd = self.fd
-        DispatchQueue.global().async { [self] in answerHost(fd, acl: acl) }
+        let transport = try DescriptorTransport.stream(fd: pair[1], name: "socketpair", wait: wait)
+        return (StreamController(fd: pair[0], acl: acl), transport)
     }
 
     var isScanning: Bool { scanEnabled.load(ordering: .acquiring) }
@@ -94,16 +105,27 @@ final class StreamController: Sendable {
             writer.write(UInt16(251))
             writer.write(UInt8(8))
         case LESetExtendedScanEnable.opcode, LESetScanEnable.opcode:
-            scanEnabled.store(parameters.first == 1, ordering: .releasing)
+            let enable = parameters.first == 1
+            if enable, !scanEnabled.exchange(true, ordering: .acquiringAndReleasing) { scanStarted.signal() }
+            if !enable { scanEnabled.store(false, ordering: .releasing) }
         default:
             break
         }
         return writer.bytes
     }
 
+    /// Ends the connection; the host's reader sees the end of the stream.
     func close() {
         Glibc.shutdown(fd, Int32(SHUT_RDWR))
-        hostTransport.close()
+    }
+
+    /// Ends the stream the host reads, after everything written, and waits (up to
+    /// `seconds`) for the host to close its end. A process that exits right after a write
+    /// may reset the connection instead (the lingering-close problem), and the host's
+    /// kernel then throws away what the host had not read yet.
+    func finishAndWaitForHost(seconds: Int = 60) {
+        Glibc.shutdown(fd, Int32(SHUT_WR))
+        _ = hostGone.wait(timeout: .now() + .seconds(seconds))
     }
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import BluetoothCore
 import Glibc
 import HCI
+import HCITransport
 import ToolSupport
 
 /// `bareble-central scan`: watch advertisements, as a live table on a terminal or as JSON
@@ -67,6 +68,9 @@ struct Scan: AsyncParsableCommand {
     @Flag(help: "Use the legacy scan commands even when the controller has extended ones.")
     var legacy = false
 
+    @Option(help: "Lowest latency: after each packet the reader keeps reading without sleeping for this many microseconds (try 1000). Costs a busy core while advertisements flow; see the README's Speed section.")
+    var spin: Int?
+
     func validate() throws {
         for service in services where BluetoothUUID(service) == nil {
             throw ValidationError("--service \(service) is not a UUID: use 180D, 0000180D or the 128-bit form")
@@ -76,6 +80,7 @@ struct Scan: AsyncParsableCommand {
         }
         if let rssiMin, !(-127...20).contains(rssiMin) { throw ValidationError("--rssi-min \(rssiMin) is outside -127...20 dBm") }
         if let duration, !(duration > 0) { throw ValidationError("--duration must be more than 0 seconds") }
+        if let spin, !(1...1_000_000).contains(spin) { throw ValidationError("--spin \(spin) is outside 1...1000000 microseconds") }
     }
 
     /// An address given without /public or /random matches either type: users rarely know
@@ -98,6 +103,7 @@ struct Scan: AsyncParsableCommand {
         var output = ScanOutput(live: live, sort: sort)
         try await ScanRun.run(
             options: options, filter: filter, active: mode == .active, useExtendedCommands: legacy ? false : nil,
+            readerWait: spin.map { .spinning(window: .microseconds($0)) } ?? .blocking,
             duration: duration,
             // Redraws "last seen" while nothing arrives; draws are capped at 10/s anyway.
             tickEvery: live ? .milliseconds(100) : nil,
@@ -108,6 +114,12 @@ struct Scan: AsyncParsableCommand {
 }
 
 /// The two renderings: JSON lines, or a table redrawn in place.
+///
+/// JSON lines are encoded straight into one byte buffer and written with one write() per
+/// batch of advertisements (or per `flushThreshold` bytes), so a pipe gets whole lines,
+/// as soon as the input goes quiet, at a fraction of a system call per line. Advertisements
+/// the scan dropped because this output was behind are reported where the gap is, as a
+/// `{"event":"dropped",...}` line, and counted in the table's header.
 struct ScanOutput {
     struct Row {
         var latest: Advertisement
@@ -115,15 +127,24 @@ struct ScanOutput {
         var count: Int
     }
 
+    /// Past this many bytes the buffer is written even inside a batch: bounds its memory.
+    static let flushThreshold = 256 * 1024
+
     let live: Bool
     let sort: Scan.SortKey
     var rows: [DeviceAddress: Row] = [:]
     var lastDraw: UInt64 = 0
     var dirty = false
+    var out = JSONWriter()
+    /// Wall clock minus monotonic clock, read once per batch for the lines' `time`.
+    var wallClockOffset = WallClock.offsetFromMonotonic()
+    /// Dropped advertisements already reported.
+    var dropped = 0
 
     init(live: Bool, sort: Scan.SortKey) {
         self.live = live
         self.sort = sort
+        out.bytes.reserveCapacity(Self.flushThreshold + 4096)
     }
 
     mutating func handle(_ event: ScanRunEvent) {
@@ -137,8 +158,17 @@ struct ScanOutput {
                 rows[advertisement.address] = row
                 dirty = true
             } else {
-                writeOut(Self.json(advertisement).text + "\n")
+                Self.writeJSON(advertisement, wallClockOffset: wallClockOffset, to: &out)
+                if out.bytes.count >= Self.flushThreshold { flush() }
             }
+        case let .caughtUp(total):
+            if total > dropped {
+                if !live { Self.writeDropped(total - dropped, total: total, to: &out) }
+                dropped = total
+                dirty = true
+            }
+            flush()
+            wallClockOffset = WallClock.offsetFromMonotonic()
         case .tick:
             dirty = dirty || !rows.isEmpty
         }
@@ -152,8 +182,15 @@ struct ScanOutput {
         }
     }
 
+    mutating func flush() {
+        guard !out.bytes.isEmpty else { return }
+        writeOut(out.bytes)
+        out.bytes.removeAll(keepingCapacity: true)
+    }
+
     mutating func finish() {
         if live { draw(now: MonotonicClock.nanoseconds()) }
+        flush()
     }
 
     func draw(now: UInt64) {
@@ -166,7 +203,7 @@ struct ScanOutput {
             }
         }
         var screen = "\u{1B}[H\u{1B}[2J"
-        screen += "\(rows.count) devices, sorted by \(sort.rawValue); Ctrl-C stops\n"
+        screen += "\(rows.count) devices, \(dropped) advertisements dropped (display behind), sorted by \(sort.rawValue); Ctrl-C stops\n"
         let header = ["ADDRESS", "NAME", "RSSI", "CONN", "SERVICES", "MANUFACTURER", "LAST SEEN", "COUNT"]
         var table = [header]
         for row in sorted {
@@ -187,32 +224,80 @@ struct ScanOutput {
         writeOut(screen)
     }
 
-    static func json(_ ad: Advertisement) -> JSONValue {
-        var members: [(String, JSONValue)] = [
-            ("address", .string(ad.address.address.description)),
-            ("addressType", .string(ad.address.type.description)),
-            ("eventType", .string(ad.eventType.description)),
-            ("connectable", .bool(ad.isConnectable)),
-            ("rssi", ad.rssi.map { .int(Int($0)) } ?? .null),
-            ("txPower", ad.txPower.map { .int(Int($0)) } ?? .null),
-            ("name", ad.localName.map(JSONValue.string) ?? .null),
-            ("services", .array(ad.serviceUUIDs.map { .string($0.description) })),
-            ("data", .string(Hex.string(ad.advertisingData.bytes))),
-            ("scanResponse", ad.scanResponseData.map { .string(Hex.string($0.bytes)) } ?? .null),
-            ("primaryPHY", .string(ad.primaryPHY.description)),
-            ("secondaryPHY", ad.secondaryPHY.map { .string($0.description) } ?? .null),
-            ("sid", ad.advertisingSID.map { .int(Int($0)) } ?? .null),
-            ("truncated", .bool(ad.isTruncated)),
-            ("timestamp", .int(Int(truncatingIfNeeded: ad.timestamp))),
-        ]
-        if let manufacturer = manufacturerData(ad) {
-            members.insert(("manufacturer", .object([
-                ("company", .int(Int(manufacturer.companyID))),
-                ("data", .string(Hex.string(manufacturer.data))),
-            ])), at: 8)
+    /// One advertisement as a JSON line. `timestamp` is the monotonic reception time in
+    /// nanoseconds; `time` the same moment on the wall clock, UTC.
+    static func writeJSON(_ ad: Advertisement, wallClockOffset: Int64, to out: inout JSONWriter) {
+        out.beginObject()
+        out.member("address")
+        out.asciiString { bytes in
+            let value = ad.address.address.value
+            for shift in stride(from: 40, through: 0, by: -8) {
+                if shift < 40 { bytes.append(UInt8(ascii: ":")) }
+                Hex.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)), to: &bytes)
+            }
         }
-        if let direct = ad.directAddress { members.append(("directAddress", .string(direct.description))) }
-        return .object(members)
+        out.member("addressType")
+        out.string(ad.address.type.description)
+        out.member("eventType")
+        out.string(ad.eventType.description)
+        out.member("connectable")
+        out.bool(ad.isConnectable)
+        out.member("rssi")
+        if let rssi = ad.rssi { out.int(Int(rssi)) } else { out.null() }
+        out.member("txPower")
+        if let txPower = ad.txPower { out.int(Int(txPower)) } else { out.null() }
+        out.member("name")
+        if let name = ad.localName { out.string(name) } else { out.null() }
+        out.member("services")
+        out.beginArray()
+        for uuid in ad.serviceUUIDs { out.string(uuid.description) }
+        out.endArray()
+        if let manufacturer = manufacturerData(ad) {
+            out.member("manufacturer")
+            out.beginObject()
+            out.member("company")
+            out.int(Int(manufacturer.companyID))
+            out.member("data")
+            out.hex(manufacturer.data)
+            out.endObject()
+        }
+        out.member("data")
+        out.hex(ad.advertisingData.bytes)
+        out.member("scanResponse")
+        if let response = ad.scanResponseData { out.hex(response.bytes) } else { out.null() }
+        out.member("primaryPHY")
+        out.string(ad.primaryPHY.description)
+        out.member("secondaryPHY")
+        if let phy = ad.secondaryPHY { out.string(phy.description) } else { out.null() }
+        out.member("sid")
+        if let sid = ad.advertisingSID { out.int(Int(sid)) } else { out.null() }
+        out.member("truncated")
+        out.bool(ad.isTruncated)
+        out.member("timestamp")
+        out.int(Int(truncatingIfNeeded: ad.timestamp))
+        out.member("time")
+        out.asciiString { WallClock.appendISO8601(Int64(bitPattern: ad.timestamp) &+ wallClockOffset, to: &$0) }
+        if let direct = ad.directAddress {
+            out.member("directAddress")
+            out.string(direct.description)
+        }
+        out.endObject()
+        out.newline()
+    }
+
+    /// `count` advertisements were lost here (the output was behind); `total` so far.
+    static func writeDropped(_ count: Int, total: Int, to out: inout JSONWriter) {
+        out.beginObject()
+        out.member("event")
+        out.string("dropped")
+        out.member("count")
+        out.int(count)
+        out.member("total")
+        out.int(total)
+        out.member("time")
+        out.asciiString { WallClock.appendISO8601(Int64(bitPattern: MonotonicClock.nanoseconds()) &+ WallClock.offsetFromMonotonic(), to: &$0) }
+        out.endObject()
+        out.newline()
     }
 }
 

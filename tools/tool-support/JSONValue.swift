@@ -15,52 +15,29 @@ public enum JSONValue: Sendable, Equatable {
 
     /// Compact JSON text, one line.
     public var text: String {
-        var out = ""
-        write(to: &out)
-        return out
+        var writer = JSONWriter()
+        write(to: &writer)
+        return String(decoding: writer.bytes, as: UTF8.self)
     }
 
-    private func write(to out: inout String) {
+    public func write(to writer: inout JSONWriter) {
         switch self {
-        case .null: out += "null"
-        case let .bool(value): out += value ? "true" : "false"
-        case let .int(value): out += String(value)
-        case let .decimal(value, places): out += value.isFinite ? fixedPoint(value, places: places) : "null"
-        case let .string(value): Self.quote(value, into: &out)
+        case .null: writer.null()
+        case let .bool(value): writer.bool(value)
+        case let .int(value): writer.int(value)
+        case let .decimal(value, places): value.isFinite ? writer.raw(fixedPoint(value, places: places)) : writer.null()
+        case let .string(value): writer.string(value)
         case let .array(values):
-            out += "["
-            for (index, value) in values.enumerated() {
-                if index > 0 { out += "," }
-                value.write(to: &out)
-            }
-            out += "]"
+            writer.beginArray()
+            for value in values { value.write(to: &writer) }
+            writer.endArray()
         case let .object(members):
-            out += "{"
-            for (index, (key, value)) in members.enumerated() {
-                if index > 0 { out += "," }
-                Self.quote(key, into: &out)
-                out += ":"
-                value.write(to: &out)
+            writer.beginObject()
+            for (key, value) in members {
+                writer.key(key)
+                value.write(to: &writer)
             }
-            out += "}"
+            writer.endObject()
         }
-    }
-
-    private static func quote(_ string: String, into out: inout String) {
-        out += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 }

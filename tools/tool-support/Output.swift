@@ -1,17 +1,20 @@
 import Glibc
 
 /// Writes everything to stdout unbuffered, so a pipe sees each line as it happens.
-public func writeOut(_ text: String) { writeAll(text, to: 1) }
+public func writeOut(_ text: String) { writeAll(Array(text.utf8), to: 1) }
+
+/// Writes `bytes` to stdout in as few write() calls as the pipe allows: output gathered
+/// for a whole batch goes out at once.
+public func writeOut(_ bytes: [UInt8]) { writeAll(bytes, to: 1) }
 
 /// Writes to stderr unbuffered and without adding a newline: a prompt the user answers on
 /// the same line. Results stay on stdout, so `--json` output is never mixed with questions.
-public func writePrompt(_ text: String) { writeAll(text, to: 2) }
+public func writePrompt(_ text: String) { writeAll(Array(text.utf8), to: 2) }
 
-private func writeAll(_ text: String, to descriptor: Int32) {
-    var bytes = Array(text.utf8)
+private func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
     var offset = 0
     while offset < bytes.count {
-        let written = bytes.withUnsafeMutableBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
         if written < 0, errno == EINTR { continue }
         if written <= 0 { return }
         offset += written

@@ -16,7 +16,7 @@ public struct TransportOptions: ParsableArguments, Sendable {
     /// Opens the transport and starts the driver; the controller is not yet powered on.
     /// A capture is created only for a transport that can be driven, and removed again when
     /// the transport does not open, so a failed run leaves no header-only file behind.
-    public func openController() throws -> HCIController {
+    public func openController(readerWait: ReaderWait = .blocking) throws -> HCIController {
         let spec: TransportSpec
         do throws(TransportError) {
             if let transport {
@@ -37,7 +37,7 @@ public struct TransportOptions: ParsableArguments, Sendable {
             throw ToolError("cannot record to \(btsnoop ?? ""): \(error)")
         }
         do throws(TransportError) {
-            return try HCIController.open(spec, capture: writer)
+            return try HCIController.open(spec, capture: writer, readerWait: readerWait)
         } catch {
             if let btsnoop {
                 writer?.close()
@@ -49,8 +49,8 @@ public struct TransportOptions: ParsableArguments, Sendable {
 
     /// Opens the transport and powers the controller on (reset, bring-up); on failure the
     /// transport is closed again and the error says why.
-    public func openPoweredController() async throws -> HCIController {
-        let controller = try openController()
+    public func openPoweredController(readerWait: ReaderWait = .blocking) async throws -> HCIController {
+        let controller = try openController(readerWait: readerWait)
         do {
             try await controller.powerOn()
         } catch {

@@ -31,7 +31,8 @@ struct ScanConsumer: Sendable {
 /// A flag shared between a stream's termination handler and its registration.
 final class ConsumerToken: Sendable {
     private let ended = Atomic<Bool>(false)
-    func end() { ended.store(true, ordering: .releasing) }
+    /// True for the first caller only: a stream is ended once, however many ways it ends.
+    func end() -> Bool { !ended.exchange(true, ordering: .acquiringAndReleasing) }
     var hasEnded: Bool { ended.load(ordering: .acquiring) }
 }
 

@@ -19,9 +19,11 @@ import BluetoothCore
 public final class Scanner: Sendable {
     public typealias Handler = @Sendable (Advertisement) -> Void
 
-    /// How many advertisements a stream holds for a consumer that is behind; past this the
-    /// oldest are dropped (counted in ``ScanStatistics/streamBufferDrops``), so a slow
-    /// reader costs bounded memory. Handlers have no buffer at all.
+    /// How many advertisements a stream holds by default for a consumer that is behind;
+    /// past this, arriving advertisements are dropped and counted (per stream in
+    /// ``AdvertisementStream/droppedCount``, in total in
+    /// ``ScanStatistics/streamBufferDrops``), so a slow reader costs bounded memory.
+    /// Handlers have no buffer at all.
     public static let streamBufferLimit = 4096
 
     public let controller: HCIController
@@ -95,38 +97,61 @@ public final class Scanner: Sendable {
 
     // MARK: Consumers
 
-    /// Advertisements matching `filter`, for as long as the stream is iterated. Scanning
-    /// starts with the first consumer and stops when the last one's stream ends; a failure
-    /// to start (or to restart) ends the stream with the ``HCIError``.
+    /// Advertisements matching `filter`, for as long as the stream is iterated (see
+    /// ``AdvertisementStream``). Scanning starts with the first consumer and stops when
+    /// the last one's stream ends; a failure to start (or to restart) ends the stream with
+    /// the ``HCIError``. `bufferLimit` bounds what waits for this consumer.
     public func advertisements(
         matching filter: ScanFilter = .init(),
-        parameters: ScanParameters = .init()
-    ) -> AsyncThrowingStream<Advertisement, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(
-            of: Advertisement.self, throwing: (any Error).self,
-            bufferingPolicy: .bufferingNewest(Self.streamBufferLimit)
-        )
-        let id = makeID()
-        let token = ConsumerToken()
-        let drops = streamDrops
-        let consumer = ScanConsumer(
-            id: id, filter: filter, parameters: parameters,
-            sink: { advertisement in
-                if case .dropped = continuation.yield(advertisement) { drops.add() }
-            },
-            onFailure: { continuation.finish(throwing: $0) },
-            token: token
-        )
-        // Holds the scanner strongly: it lives as long as someone reads the stream.
-        continuation.onTermination = { _ in
-            token.end()
-            // Detached now, so a consumer stopping right after sees it gone; the
-            // controller is reconfigured in order with everything else.
-            self.detachConsumer(id)
-            Task { await self.serialized { await self.reconcile() } }
-        }
+        parameters: ScanParameters = .init(),
+        bufferLimit: Int = Scanner.streamBufferLimit
+    ) -> AdvertisementStream {
+        let (stream, consumer) = makeStream(filter: filter, parameters: parameters, bufferLimit: bufferLimit)
         Task { _ = await self.addConsumer(consumer) }
         return stream
+    }
+
+    /// ``advertisements(matching:parameters:bufferLimit:)`` that returns once the
+    /// controller scans, or throws why it could not start.
+    public func scan(
+        matching filter: ScanFilter = .init(),
+        parameters: ScanParameters = .init(),
+        bufferLimit: Int = Scanner.streamBufferLimit
+    ) async throws(HCIError) -> AdvertisementStream {
+        let (stream, consumer) = makeStream(filter: filter, parameters: parameters, bufferLimit: bufferLimit)
+        if let error = await addConsumer(consumer) { throw error }
+        return stream
+    }
+
+    private func makeStream(filter: ScanFilter, parameters: ScanParameters, bufferLimit: Int) -> (AdvertisementStream, ScanConsumer) {
+        let id = makeID()
+        let token = ConsumerToken()
+        let buffer = AdvertisementBuffer(limit: bufferLimit, totalDrops: streamDrops)
+        let consumer = ScanConsumer(
+            id: id, filter: filter, parameters: parameters,
+            sink: { buffer.append($0) },
+            onFailure: { buffer.finish(throwing: $0) },
+            token: token
+        )
+        // The handle holds the scanner strongly: it lives as long as someone holds the stream.
+        let handle = AdvertisementStream.Handle(
+            buffer: buffer,
+            end: {
+                guard token.end() else { return }
+                buffer.finish()
+                // Detached now, so a consumer stopping right after sees it gone; the
+                // controller is reconfigured in order with everything else.
+                self.detachConsumer(id)
+                Task { await self.serialized { await self.reconcile() } }
+            },
+            stop: {
+                guard token.end() else { return }
+                // Held advertisements reach the buffer before it is finished.
+                await self.removeConsumer(id)
+                buffer.finish()
+            }
+        )
+        return (AdvertisementStream(handle: handle), consumer)
     }
 
     /// The lowest-latency path: `onAdvertisement` runs on the transport's reader thread,

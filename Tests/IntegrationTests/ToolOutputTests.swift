@@ -1,0 +1,57 @@
+import Testing
+@testable import ToolSupport
+
+/// What the tools write: wall-clock times in ISO 8601, and JSON text built as bytes.
+@Suite struct ToolOutput {
+    func iso8601(_ nanoseconds: Int64) -> String {
+        var bytes: [UInt8] = []
+        WallClock.appendISO8601(nanoseconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func wallClockTimesAreISO8601UTCWithMicroseconds() {
+        #expect(iso8601(0) == "1970-01-01T00:00:00.000000Z")
+        #expect(iso8601(951_782_400_123_456_789) == "2000-02-29T00:00:00.123456Z")
+        #expect(iso8601(-1) == "1969-12-31T23:59:59.999999Z")
+        #expect(iso8601(1_795_656_735_000_001_000) == "2026-11-26T01:32:15.000001Z")
+        #expect(iso8601(4_102_444_800_000_000_000) == "2100-01-01T00:00:00.000000Z")
+    }
+
+    @Test func everyDayOfFourHundredYearsRoundTrips() async {
+        // The Gregorian cycle: leap days of centuries included (2000 is one, 2100 is not).
+        var previous = (year: Int64(1969), month: Int64(12), day: Int64(31))
+        for days in Int64(0)..<146_097 {
+            let date = WallClock.civil(fromDays: days)
+            let nextDay = previous.day + 1
+            let expected: (Int64, Int64, Int64) = nextDay <= Self.length(previous.year, previous.month)
+                ? (previous.year, previous.month, nextDay)
+                : previous.month == 12 ? (previous.year + 1, 1, 1) : (previous.year, previous.month + 1, 1)
+            #expect(date == expected, "day \(days)")
+            if date != expected { return }
+            previous = date
+            if days % 10_000 == 0 { await Task.yield() }
+        }
+    }
+
+    static func length(_ year: Int64, _ month: Int64) -> Int64 {
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][Int(month - 1)]
+    }
+
+    @Test func jsonTextIsEscapedAndSeparated() {
+        let value = JSONValue.object([
+            ("name", .string("a\"b\\c\n\u{01}é")), ("n", .int(-120)), ("list", .array([.bool(true), .null, .decimal(1.5, places: 2)])),
+            ("empty", .object([])),
+        ])
+        #expect(value.text == #"{"name":"a\"b\\c\n\u0001é","n":-120,"list":[true,null,1.50],"empty":{}}"#)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.member("data")
+        writer.hex([0x00, 0xAB, 0x10])
+        writer.member("zero")
+        writer.int(0)
+        writer.endObject()
+        writer.newline()
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == "{\"data\":\"00AB10\",\"zero\":0}\n")
+    }
+}

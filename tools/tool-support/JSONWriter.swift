@@ -1,0 +1,129 @@
+import BluetoothCore
+
+/// JSON text written straight into a byte buffer: what `--json` output is built with, so a
+/// line costs appends to one array rather than a tree of values and strings. Keys and
+/// values go in the order written; commas are placed here.
+public struct JSONWriter {
+    private static let lowerHex = Array("0123456789abcdef".utf8)
+
+    public var bytes: [UInt8] = []
+    /// A value was written at this nesting level, so the next one needs a comma.
+    private var needsComma = false
+
+    public init() {}
+
+    public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    public mutating func endObject() { close(UInt8(ascii: "}")) }
+    public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    public mutating func endArray() { close(UInt8(ascii: "]")) }
+
+    /// The key of the next member; its value follows.
+    public mutating func key(_ key: String) {
+        string(key)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// A key known when compiling (it must need no escaping): copied, not inspected.
+    public mutating func member(_ key: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    public mutating func null() { scalar("null") }
+    public mutating func bool(_ value: Bool) { scalar(value ? "true" : "false") }
+
+    public mutating func int(_ value: Int) {
+        separate()
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        // Digits come out lowest first: append them, then reverse them in place.
+        let start = bytes.count
+        var magnitude = value.magnitude
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        bytes[start...].reverse()
+        needsComma = true
+    }
+
+    /// A string value, escaped as JSON requires.
+    public mutating func string(_ value: String) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        // Most strings need no escape: then they are copied whole.
+        let copied: Bool? = value.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if copied != true { escape(value) }
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    private mutating func escape(_ value: String) {
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case UInt8(ascii: "\n"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case UInt8(ascii: "\r"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case UInt8(ascii: "\t"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case ..<0x20:
+                bytes += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                          Self.lowerHex[Int(byte >> 4)], Self.lowerHex[Int(byte & 0x0F)]]
+            default: bytes.append(byte)
+            }
+        }
+    }
+
+    /// A string value of bytes that need no escaping (hex digits, a timestamp), written
+    /// by `body` between the quotes.
+    public mutating func asciiString(_ body: (inout [UInt8]) -> Void) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        body(&bytes)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
+    /// Bytes as a string of upper-case hex digits.
+    public mutating func hex(_ value: [UInt8]) {
+        asciiString { Hex.append(value, to: &$0) }
+    }
+
+    /// Already-formatted JSON (a number with fixed decimals).
+    public mutating func raw(_ text: String) { scalar(text) }
+
+    /// Ends a line of JSON lines output.
+    public mutating func newline() {
+        bytes.append(UInt8(ascii: "\n"))
+        needsComma = false
+    }
+
+    private mutating func scalar(_ text: String) {
+        separate()
+        bytes += text.utf8
+        needsComma = true
+    }
+
+    private mutating func open(_ bracket: UInt8) {
+        separate()
+        bytes.append(bracket)
+        needsComma = false
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        bytes.append(bracket)
+        needsComma = true
+    }
+
+    private mutating func separate() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+    }
+}
