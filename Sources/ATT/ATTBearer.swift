@@ -22,6 +22,13 @@ public protocol ATTBearer: Sendable {
     /// Sends one PDU (opcode and parameters). Throws when the bearer is gone.
     func send(_ pdu: [UInt8]) throws(ATTBearerError)
 
+    /// Sends one PDU the host chose to send (a server's notification or indication),
+    /// unless the layer below already holds as many of the host's PDUs as it allows: then
+    /// nothing is queued, false comes back and the bearer stays up, so the caller gets
+    /// back-pressure instead of a growing queue. Throws when the bearer is gone. By default
+    /// the same as ``send(_:)``, for bearers with no bound of their own.
+    func sendUnlessFull(_ pdu: [UInt8]) throws(ATTBearerError) -> Bool
+
     /// The bearer's ATT_MTU now: 23 on a new LE bearer, then what an exchange agreed or
     /// what the layer below reports.
     var mtu: UInt16 { get }
@@ -46,6 +53,11 @@ public protocol ATTBearer: Sendable {
 
 extension ATTBearer {
     public var maximumMTU: UInt16? { nil }
+
+    public func sendUnlessFull(_ pdu: [UInt8]) throws(ATTBearerError) -> Bool {
+        try send(pdu)
+        return true
+    }
 }
 
 /// Why an ATT bearer can no longer carry PDUs.

@@ -69,7 +69,11 @@ extension ATTClient {
             // The server waits for this confirmation; withholding it would only make its
             // transaction time out and cost the link 30 s later.
             confirmIndication()
-        default:
+        case .request, .command, nil:
+            // A local server answers an invalid request with Invalid PDU and counts an
+            // invalid command; without one, nobody answers either.
+            server?.receiveInvalid(opcode)
+        case .notification, .confirmation:
             break
         }
     }

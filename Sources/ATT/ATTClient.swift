@@ -24,6 +24,8 @@ public final class ATTClient: Sendable {
     public let bearer: any ATTBearer
     public let transactionTimeout: Duration
     let serverPDUHandler: (@Sendable (ATTPDU) -> Void)?
+    /// The local server sharing this bearer, if any.
+    let server: ATTServer?
     let state = Lock(State())
 
     typealias Resumption = PendingAnswers<ATTOpcode, ATTPDU, ATTError>.Resumption
@@ -85,14 +87,26 @@ public final class ATTClient: Sendable {
     ///     specification; shorter in tests).
     ///   - serverPDUHandler: receives, on the bearer's thread, the peer's requests,
     ///     commands, confirmations and unknown PDUs, for a local ATT server sharing the bearer.
+    ///   - server: the local ``ATTServer`` on this bearer (made with the same bearer): it
+    ///     gets what `serverPDUHandler` would, plus the requests that did not decode (to
+    ///     answer them with Invalid PDU), and it ends with the client: a server that closes
+    ///     the bearer (a protocol violation, an indication timeout) ends the client, and the
+    ///     bearer's end reaches both. Give one of the two.
     public init(
         bearer: any ATTBearer,
         transactionTimeout: Duration = ATTConstants.transactionTimeout,
-        serverPDUHandler: (@Sendable (ATTPDU) -> Void)? = nil
+        serverPDUHandler: (@Sendable (ATTPDU) -> Void)? = nil,
+        server: ATTServer? = nil
     ) {
         self.bearer = bearer
         self.transactionTimeout = transactionTimeout
-        self.serverPDUHandler = serverPDUHandler
+        if let server {
+            self.serverPDUHandler = { @Sendable pdu in server.receive(pdu) }
+        } else {
+            self.serverPDUHandler = serverPDUHandler
+        }
+        self.server = server
+        server?.attach(closeLink: { [weak self] reason in self?.tearDown(reason, closeBearer: true) })
         bearer.start(
             receive: { [weak self] pdu in self?.receive(pdu) },
             oversized: { [weak self] opcode, length in self?.receivedOversized(opcode, length: length) },
@@ -236,6 +250,7 @@ public final class ATTClient: Sendable {
                 return (resumptions, finishes)
             }
         guard let casualties else { return }
+        server?.bearerEnded(reason)
         if closeBearer { bearer.close(reason: reason) }
         for resumption in casualties.resumptions { resumption.resume() }
         for finish in casualties.finishes { finish() }

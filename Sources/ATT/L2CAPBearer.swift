@@ -21,8 +21,14 @@ public final class L2CAPBearer: ATTBearer {
     public let manager: ChannelManager
     public let connectionHandle: UInt16
     private let disconnect: DisconnectHook?
-    private let lifecycle = BearerLifecycle()
+    private let lifecycle: BearerLifecycle
     private let currentMTU = Lock(ATTConstants.minimumLEMTU)
+    /// What a queued PDU that later fails does (ends the bearer with L2CAP's reason), made
+    /// once so that a send (a server's notification is the hot path) allocates no closure
+    /// of its own. A plain constant: a closure kept in a generic `Lock` is wrapped in a new
+    /// reabstraction thunk by every `withLock { $0 }`, a chain that grew by one per send and
+    /// overflowed the stack when released after 300,000 sends.
+    private let completion: @Sendable (Result<Void, L2CAPError>) -> Void
 
     /// - Parameter disconnect: called once when the host closes the bearer because it is
     ///   dead; nil leaves the link to the caller.
@@ -30,6 +36,12 @@ public final class L2CAPBearer: ATTBearer {
         self.manager = manager
         self.connectionHandle = handle
         self.disconnect = disconnect
+        let lifecycle = BearerLifecycle()
+        self.lifecycle = lifecycle
+        completion = { result in
+            guard case .failure(let error) = result else { return }
+            lifecycle.end(Self.reason(error))
+        }
     }
 
     public func start(
@@ -59,17 +71,26 @@ public final class L2CAPBearer: ATTBearer {
     /// data L2CAP drops them at its answer bound (the peer's own timer notices) instead of
     /// queueing one per PDU the peer sends. The host's own PDU meeting L2CAP's bound (the
     /// controller has kept hundreds without returning a credit) ends the bearer, and the
-    /// send throws, with L2CAP's reason.
+    /// send throws, with L2CAP's reason; ``sendUnlessFull(_:)`` returns false instead.
     public func send(_ pdu: [UInt8]) throws(ATTBearerError) {
+        _ = try submit(pdu, refuseWhenFull: false)
+    }
+
+    /// The host's PDU at L2CAP's bound comes back as false and the bearer stays up.
+    public func sendUnlessFull(_ pdu: [UInt8]) throws(ATTBearerError) -> Bool {
+        try submit(pdu, refuseWhenFull: true)
+    }
+
+    private func submit(_ pdu: [UInt8], refuseWhenFull: Bool) throws(ATTBearerError) -> Bool {
         if let reason = lifecycle.reason { throw reason }
         let kind = pdu.first.flatMap { ATTOpcode(rawValue: $0).kind }
         let origin: OutgoingOrigin = kind == .response || kind == .confirmation ? .answer : .host
         do {
-            try manager.submit(pdu, cid: .attributeProtocol, connection: connectionHandle, origin: origin) { [weak self] result in
-                guard case .failure(let error) = result else { return }
-                self?.ended(Self.reason(error))
-            }
+            try manager.submit(
+                pdu, cid: .attributeProtocol, connection: connectionHandle, origin: origin, completion: completion)
+            return true
         } catch {
+            if refuseWhenFull, case .outgoingQueueFull = error { return false }
             let reason = Self.reason(error)
             ended(reason)
             throw reason

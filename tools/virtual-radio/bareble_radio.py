@@ -247,6 +247,12 @@ class Radio:
             raise ValueError(f'peer {peer!r} is not a central')
         return target.connect_and_pair(address, pair='no-pair' not in flags)
 
+    def control_gatt_client(self, peer: str):
+        target = self.peer(peer)
+        if not isinstance(target, PairingCentral):
+            raise ValueError(f'peer {peer!r} is not a central')
+        return target.gatt_client()
+
     def control_pair(self, peer: str):
         target = self.peer(peer)
         if not isinstance(target, PairingCentral):

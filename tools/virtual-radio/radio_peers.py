@@ -12,7 +12,7 @@ import asyncio
 import logging
 import struct
 
-from bumble import gatt, hci
+from bumble import att, gatt, hci
 from bumble.device import AdvertisingType, Device, DeviceConfiguration
 from bumble.host import Host
 from bumble.transport.common import AsyncPipeSink
@@ -496,6 +496,40 @@ class PairingCentral(Peer):
         except Exception as error:  # the event log has the reason; the ack says it failed
             return dict(handle=connection.handle, paired=False, error=type(error).__name__ + ': ' + str(error))
         return dict(handle=connection.handle, paired=True, encrypted=bool(connection.encryption))
+
+    async def gatt_client(self) -> dict:
+        """Bumble's GATT client against the exposed controller's ATT server (BareBLE's) on
+        the connection `connect-pair` made: exchanges the MTU, discovers everything, reads
+        every readable characteristic (long reads included; refused ones give their ATT
+        error code), writes the first writable one with and without response, then
+        subscribes to every indicating one and logs each value (`gatt-indication`)."""
+        connection = next(iter(self.device.connections.values()))
+        client = connection.gatt_client
+        mtu = await client.request_mtu(247)
+        services = await client.discover_services()
+        characteristics = []
+        for service in services:
+            characteristics += await client.discover_characteristics([], service)
+        for characteristic in characteristics:
+            await client.discover_descriptors(characteristic)
+        reads, errors = {}, {}
+        for characteristic in characteristics:
+            if characteristic.properties & gatt.Characteristic.Properties.READ:
+                try:
+                    reads[str(characteristic.uuid)] = (await client.read_value(characteristic)).hex()
+                except att.ATT_Error as error:
+                    errors[str(characteristic.uuid)] = int(error.error_code)
+        writable = [c for c in characteristics if c.properties & gatt.Characteristic.Properties.WRITE]
+        if writable:
+            await client.write_value(writable[0], bytes([0x12, 0x34]), with_response=True)
+            await client.write_value(writable[0], bytes([0x56]), with_response=False)
+        for characteristic in characteristics:
+            if characteristic.properties & gatt.Characteristic.Properties.INDICATE:
+                def indicated(value, uuid=str(characteristic.uuid)) -> None:
+                    self.log(event='gatt-indication', peer=self.name, uuid=uuid, value=bytes(value).hex())
+                await client.subscribe(characteristic, indicated, prefer_notify=False)
+        return dict(mtu=mtu, services=[str(s.uuid) for s in services],
+                    characteristics=[str(c.uuid) for c in characteristics], reads=reads, errors=errors)
 
     async def pair_again(self) -> dict:
         results = []

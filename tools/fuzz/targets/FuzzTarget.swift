@@ -18,6 +18,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "l2cap-signaling", run: L2CAPTargets.signaling),
         FuzzTarget(name: "att-pdu", run: ATTTargets.pdu),
         FuzzTarget(name: "att-client", run: ATTClientTarget.client),
+        FuzzTarget(name: "att-server", run: ATTServerTarget.server),
         FuzzTarget(name: "gatt-discovery", run: GATTDiscoveryTarget.discovery),
         FuzzTarget(name: "smp-pdu", run: SMPTargets.pdu),
         FuzzTarget(name: "pairing-initiator", run: { SMPTargets.pairing(.initiator, $0) }),
