@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "L2CAP", targets: ["L2CAP"]),
         .library(name: "ATT", targets: ["ATT"]),
         .library(name: "GATT", targets: ["GATT"]),
+        .library(name: "BluetoothCrypto", targets: ["BluetoothCrypto"]),
         .library(name: "SMP", targets: ["SMP"]),
         .library(name: "Bonding", targets: ["Bonding"]),
         .library(name: "Beacon", targets: ["Beacon"]),
@@ -25,7 +26,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // P-256 ECDH, the AES block function and AES-CMAC for SMP (CryptoExtras).
+        // P-256 ECDH for SMP; the AES block function and AES-CMAC (CryptoExtras) for
+        // BluetoothCrypto.
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
@@ -41,10 +43,17 @@ let package = Package(
         // HCITransport and CBluetooth for the kernel's L2CAP LE sockets (hci-raw mode).
         .target(name: "L2CAP", dependencies: ["BluetoothCore", "HCI", "HCITransport", "CBluetooth"], swiftSettings: strict),
         .target(name: "ATT", dependencies: ["BluetoothCore", "L2CAP"], swiftSettings: strict),
-        .target(name: "GATT", dependencies: ["BluetoothCore", "ATT"], swiftSettings: strict),
+        // The AES-128 block function and AES-CMAC that SMP's toolbox and GATT's Database Hash
+        // share, so GATT never depends on SMP.
+        .target(
+            name: "BluetoothCrypto",
+            dependencies: ["BluetoothCore", .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
+        .target(name: "GATT", dependencies: ["BluetoothCore", "BluetoothCrypto", "ATT"], swiftSettings: strict),
         .target(
             name: "SMP",
-            dependencies: ["BluetoothCore", "L2CAP", .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")],
+            dependencies: ["BluetoothCore", "BluetoothCrypto", "L2CAP", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strict
         ),
         // The bond store (files) and privacy (our RPAs, resolving peers'): above SMP, whose
@@ -106,6 +115,7 @@ let package = Package(
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ATTTests", dependencies: ["ATT", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "GATTTests", dependencies: ["GATT", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "BluetoothCryptoTests", dependencies: ["BluetoothCrypto", "BluetoothCore"], swiftSettings: strict),
         .testTarget(name: "SMPTests", dependencies: ["SMP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BondingTests", dependencies: ["Bonding", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport"], swiftSettings: strict),

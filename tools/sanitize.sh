@@ -19,7 +19,7 @@ case "$kind" in
     address) scratch=.build-asan ;;
     *) echo "usage: tools/sanitize.sh thread|address [SUITE-FILTER]" >&2; exit 2 ;;
 esac
-filter="${2:-BluetoothCoreTests|HCITests|HCITransportTests|L2CAPTests|ATTTests|GATTTests|SMPTests|BondingTests|BeaconTests}"
+filter="${2:-BluetoothCoreTests|BluetoothCryptoTests|HCITests|HCITransportTests|L2CAPTests|ATTTests|GATTTests|SMPTests|BondingTests|BeaconTests}"
 
 mkdir -p .ci/out
 log=".ci/out/sanitize-$kind.log"

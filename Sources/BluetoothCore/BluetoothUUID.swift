@@ -94,6 +94,13 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
         return writer.bytes
     }
 
+    /// The form ATT carries (Core 5.4 Vol 3 Part F 3.2.1): the 16-bit alias when there is
+    /// one, else the full 128 bits; a 32-bit alias goes as 128 bits. Least significant byte
+    /// first.
+    public var attributeBytes: [UInt8] {
+        byteWidth == 2 ? littleEndianBytes : littleEndianBytes128
+    }
+
     /// "XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", upper case.
     public var uuidString128: String {
         let all = Hex.string(littleEndianBytes128.reversed())

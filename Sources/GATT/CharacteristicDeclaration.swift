@@ -37,11 +37,7 @@ public struct CharacteristicDeclaration: Hashable, Sendable, CustomStringConvert
         var writer = ByteWriter(capacity: 19)
         writer.write(properties.rawValue)
         writer.write(valueHandle)
-        if uuid.byteWidth == 2 {
-            writer.write(contentsOf: uuid.littleEndianBytes)
-        } else {
-            writer.write(contentsOf: uuid.littleEndianBytes128)
-        }
+        writer.write(contentsOf: uuid.attributeBytes)
         return writer.bytes
     }
 

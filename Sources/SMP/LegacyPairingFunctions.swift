@@ -1,4 +1,5 @@
 import BluetoothCore
+import BluetoothCrypto
 
 extension CryptoToolbox {
     /// c1: the LE legacy pairing confirm value (Core Vol 3 Part H 2.2.3).
@@ -24,18 +25,18 @@ extension CryptoToolbox {
         let preq = try pairingCommandValue(pairingRequest)
         let pres = try pairingCommandValue(pairingResponse)
         // p1 = pres || preq || rat' || iat', where the address types are one octet each.
-        let p1 = SMPValue128(pres << 72 | preq << 16 | UInt128(addressTypeBit(responder)) << 8 | UInt128(addressTypeBit(initiator)))
+        let p1 = pres << 72 | preq << 16 | UInt128(addressTypeBit(responder)) << 8 | UInt128(addressTypeBit(initiator))
         // p2 = padding (32 zero bits) || ia || ra.
-        let p2 = SMPValue128(UInt128(initiator.address.value) << 48 | UInt128(responder.address.value))
-        return e(key: k, plaintextData: e(key: k, plaintextData: r ^ p1) ^ p2)
+        let p2 = UInt128(initiator.address.value) << 48 | UInt128(responder.address.value)
+        return SMPValue128(AES128.e(key: k.value, plaintextData: AES128.e(key: k.value, plaintextData: r.value ^ p1) ^ p2))
     }
 
     /// s1: the LE legacy pairing short-term key STK (Core Vol 3 Part H 2.2.4): the low 64
     /// bits of `r1` (Srand) above the low 64 bits of `r2` (Mrand), encrypted with TK.
     public static func s1(k: SMPValue128, r1: SMPValue128, r2: SMPValue128) -> SMPValue128 {
         let lowHalf: UInt128 = (1 << 64) - 1
-        let rPrime = SMPValue128((r1.value & lowHalf) << 64 | (r2.value & lowHalf))
-        return e(key: k, plaintextData: rPrime)
+        let rPrime = (r1.value & lowHalf) << 64 | (r2.value & lowHalf)
+        return SMPValue128(AES128.e(key: k.value, plaintextData: rPrime))
     }
 
     private static func pairingCommandValue(_ bytes: some Collection<UInt8>) throws(DecodeError) -> UInt128 {

@@ -1,4 +1,5 @@
 import BluetoothCore
+import BluetoothCrypto
 
 extension CryptoToolbox {
     /// ah: the random address hash (Core Vol 3 Part H 2.2.2), the low 24 bits of
@@ -10,8 +11,8 @@ extension CryptoToolbox {
     ///     the low 24 are ignored.
     /// - Returns: the 24-bit hash in the low bits.
     public static func ah(k: SMPValue128, r: UInt32) -> UInt32 {
-        let rPrime = SMPValue128(UInt128(r & 0xFF_FFFF))
-        return UInt32(truncatingIfNeeded: e(key: k, plaintextData: rPrime).value) & 0xFF_FFFF
+        let rPrime = UInt128(r & 0xFF_FFFF)
+        return UInt32(truncatingIfNeeded: AES128.e(key: k.value, plaintextData: rPrime)) & 0xFF_FFFF
     }
 }
 

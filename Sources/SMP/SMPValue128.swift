@@ -1,4 +1,5 @@
 import BluetoothCore
+import BluetoothCrypto
 
 /// A 128-bit value of the SMP crypto toolbox: a key (TK, STK, LTK, IRK, MacKey), a random
 /// number (Mrand, Na, Nb), a confirm value or a check value.
@@ -17,16 +18,12 @@ public struct SMPValue128: Hashable, Sendable, CustomStringConvertible {
 
     /// From 16 octets, most significant first (the specification's order).
     public init(bigEndian bytes: some Collection<UInt8>) throws(DecodeError) {
-        guard bytes.count == 16 else { throw .lengthMismatch(declared: 16, actual: bytes.count) }
-        var value: UInt128 = 0
-        for byte in bytes { value = value << 8 | UInt128(byte) }
-        self.init(value)
+        self.init(try UInt128(bigEndian: bytes))
     }
 
     /// From 16 octets, least significant first (the order SMP PDUs carry).
     public init(littleEndian bytes: some Collection<UInt8>) throws(DecodeError) {
-        guard bytes.count == 16 else { throw .lengthMismatch(declared: 16, actual: bytes.count) }
-        try self.init(bigEndian: bytes.reversed())
+        self.init(try UInt128(littleEndian: bytes))
     }
 
     /// Parses 32 hex digits written most significant first, as the specification prints
@@ -38,14 +35,10 @@ public struct SMPValue128: Hashable, Sendable, CustomStringConvertible {
 
     /// The 16 octets most significant first: the order of the specification and of the AES
     /// block and key inputs (Core Vol 3 Part H 2.2.1).
-    public var bigEndianBytes: [UInt8] {
-        (0..<16).map { UInt8(truncatingIfNeeded: value >> (8 * (15 - $0))) }
-    }
+    public var bigEndianBytes: [UInt8] { value.bigEndianBytes }
 
     /// The 16 octets least significant first, as SMP PDUs carry them.
-    public var littleEndianBytes: [UInt8] {
-        (0..<16).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
-    }
+    public var littleEndianBytes: [UInt8] { value.littleEndianBytes }
 
     /// A fresh random value. The default generator is the system's, which Swift documents as
     /// cryptographically secure: pairing randoms and IRKs must be unpredictable.

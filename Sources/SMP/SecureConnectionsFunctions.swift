@@ -1,4 +1,5 @@
 import BluetoothCore
+import BluetoothCrypto
 
 /// The 24-bit IOcap input of f6 (Core Vol 3 Part H 2.2.8): the three fields of the device's
 /// own Pairing Request or Response, AuthReq most significant.
@@ -27,7 +28,7 @@ extension CryptoToolbox {
     ///   - z: 0 for Just Works and Numeric Comparison; for Passkey Entry, 0x80 | the bit of
     ///     the passkey this round commits to.
     public static func f4(u: SMPValue256, v: SMPValue256, x: SMPValue128, z: UInt8) -> SMPValue128 {
-        aesCMAC(key: x, message: u.bigEndianBytes + v.bigEndianBytes + [z])
+        SMPValue128(AESCMAC.mac(key: x.value, message: u.bigEndianBytes + v.bigEndianBytes + [z]))
     }
 
     /// f5's two outputs: the key that authenticates the DHKey checks, and the LTK.
@@ -49,12 +50,12 @@ extension CryptoToolbox {
     ///   - a1, a2: the initiator's and responder's device addresses and types, as used when
     ///     the connection was set up.
     public static func f5(w: SMPValue256, n1: SMPValue128, n2: SMPValue128, a1: DeviceAddress, a2: DeviceAddress) -> F5Keys {
-        let t = aesCMAC(key: f5Salt, message: w.bigEndianBytes)
+        let t = SMPValue128(AESCMAC.mac(key: f5Salt.value, message: w.bigEndianBytes))
         func round(_ counter: UInt8) -> SMPValue128 {
             // Counter || keyID || N1 || N2 || A1 || A2 || Length, Length = 256 bits of output.
             let message = [counter] + bigEndian(f5KeyID) + n1.bigEndianBytes + n2.bigEndianBytes
                 + addressBytes(a1) + addressBytes(a2) + [0x01, 0x00]
-            return aesCMAC(key: t, message: message)
+            return SMPValue128(AESCMAC.mac(key: t.value, message: message))
         }
         return F5Keys(macKey: round(0), longTermKey: round(1))
     }
@@ -71,7 +72,7 @@ extension CryptoToolbox {
     ) -> SMPValue128 {
         let message = n1.bigEndianBytes + n2.bigEndianBytes + r.bigEndianBytes + ioCap.bigEndianBytes
             + addressBytes(a1) + addressBytes(a2)
-        return aesCMAC(key: w, message: message)
+        return SMPValue128(AESCMAC.mac(key: w.value, message: message))
     }
 
     /// g2: the LE Secure Connections numeric comparison value (Core Vol 3 Part H 2.2.9), the
@@ -79,8 +80,8 @@ extension CryptoToolbox {
     ///
     /// - Parameters: u, v: PKax and PKbx; x, y: Na and Nb.
     public static func g2(u: SMPValue256, v: SMPValue256, x: SMPValue128, y: SMPValue128) -> UInt32 {
-        let mac = aesCMAC(key: x, message: u.bigEndianBytes + v.bigEndianBytes + y.bigEndianBytes)
-        return UInt32(truncatingIfNeeded: mac.value)
+        let mac = AESCMAC.mac(key: x.value, message: u.bigEndianBytes + v.bigEndianBytes + y.bigEndianBytes)
+        return UInt32(truncatingIfNeeded: mac)
     }
 
     /// The six decimal digits both users compare: g2's value mod 10^6 (Core Vol 3 Part H
@@ -92,13 +93,13 @@ extension CryptoToolbox {
     /// h6: the link key conversion function (Core Vol 3 Part H 2.2.10), AES-CMAC_W(keyID),
     /// used to derive keys between LE and BR/EDR ("tmp1", "lebr", "tmp2", "brle").
     public static func h6(w: SMPValue128, keyID: UInt32) -> SMPValue128 {
-        aesCMAC(key: w, message: bigEndian(keyID))
+        SMPValue128(AESCMAC.mac(key: w.value, message: bigEndian(keyID)))
     }
 
     /// h7: the link key conversion function with a salt (Core Vol 3 Part H 2.2.11),
     /// AES-CMAC_SALT(W), used instead of h6 when both sides set the CT2 bit.
     public static func h7(salt: SMPValue128, w: SMPValue128) -> SMPValue128 {
-        aesCMAC(key: salt, message: w.bigEndianBytes)
+        SMPValue128(AESCMAC.mac(key: salt.value, message: w.bigEndianBytes))
     }
 
     /// A1/A2 of f5 and f6: the address type octet (0 public, 1 random) above the address.

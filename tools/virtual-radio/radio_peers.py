@@ -52,7 +52,7 @@ def uuid128(number: int) -> gatt.UUID:
 READ, WRITE, WRITE_NR = gatt.Characteristic.READ, gatt.Characteristic.WRITE, gatt.Characteristic.WRITE_WITHOUT_RESPONSE
 NOTIFY, INDICATE = gatt.Characteristic.NOTIFY, gatt.Characteristic.INDICATE
 READABLE, WRITEABLE = gatt.Characteristic.READABLE, gatt.Characteristic.WRITEABLE
-USER_DESCRIPTION, PRESENTATION_FORMAT = 0x2901, 0x2904
+EXTENDED_PROPERTIES, USER_DESCRIPTION, PRESENTATION_FORMAT = 0x2900, 0x2901, 0x2904
 
 
 def user_description(text: str) -> gatt.Descriptor:
@@ -203,9 +203,17 @@ class HeartRatePeripheral(GattPeer):
         )
 
     def new_service(self) -> gatt.Service:
-        """What `add-service` adds: Environmental Sensing with a Temperature of 21.50 C."""
+        """What `add-service` adds: Environmental Sensing with a Temperature of 21.50 C.
+        Its Characteristic Extended Properties descriptor (Reliable Write) is the one
+        descriptor whose value the Database Hash covers (Vol 3 Part G 7.3.1), so a client
+        that recomputes Bumble's hash must read it."""
+        extended = gatt.Characteristic.Properties.EXTENDED_PROPERTIES
         return gatt.Service(uuid16(ENVIRONMENTAL_SENSING_SERVICE), [
-            gatt.Characteristic(uuid16(TEMPERATURE), READ, READABLE, struct.pack('<h', 2150)),
+            gatt.Characteristic(uuid16(TEMPERATURE), READ | WRITE | extended, READABLE | WRITEABLE,
+                                struct.pack('<h', 2150), [
+                                    gatt.Descriptor(uuid16(EXTENDED_PROPERTIES), READABLE, struct.pack('<H', 0x0001)),
+                                    user_description('Temperature'),
+                                ]),
         ])
 
     async def start(self) -> None:

@@ -27,7 +27,7 @@ extension GATTClient {
     public func discoverPrimaryServices(
         uuid: BluetoothUUID, in range: ClosedRange<UInt16> = 0x0001...0xFFFF
     ) async throws(GATTError) -> [GATTDatabase.Service] {
-        let value = uuid.byteWidth == 2 ? uuid.littleEndianBytes : uuid.littleEndianBytes128
+        let value = uuid.attributeBytes
         var services: [GATTDatabase.Service] = []
         try await chain(range, name: "Discover Primary Service by Service UUID") { (start, order) async throws(GATTError) -> Bool in
             guard let response = try await notFoundIsEnd({ () async throws(ATTError) in

@@ -20,6 +20,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "att-client", run: ATTClientTarget.client),
         FuzzTarget(name: "att-server", run: ATTServerTarget.server),
         FuzzTarget(name: "gatt-discovery", run: GATTDiscoveryTarget.discovery),
+        FuzzTarget(name: "gatt-server-store", run: GATTServerStoreTarget.store),
         FuzzTarget(name: "smp-pdu", run: SMPTargets.pdu),
         FuzzTarget(name: "pairing-initiator", run: { SMPTargets.pairing(.initiator, $0) }),
         FuzzTarget(name: "pairing-responder", run: { SMPTargets.pairing(.responder, $0) }),

@@ -1,10 +1,17 @@
+import ATT
 import BluetoothCore
 
-/// A peer's attribute database as discovery found it (Core 5.4 Vol 3 Part G 3): services
-/// with their handle ranges, included services, characteristics with properties and value
-/// handles, and descriptors. A plain value: the caller may keep it per bonded peer, with
-/// ``databaseHash``, and hand it back to ``GATTClient/discover(remembered:)`` on reconnect
-/// (GATT Caching, Part G 2.5.2).
+/// An attribute database (Core 5.4 Vol 3 Part G 3): services with their handle ranges,
+/// included services, characteristics with properties and value handles, and descriptors.
+/// One model for both sides, as BlueZ's `gatt-db`:
+/// - the client's cache of a peer, as discovery found it: a plain value the caller may keep
+///   per bonded peer, with ``databaseHash``, and hand back to
+///   ``GATTClient/discover(remembered:)`` on reconnect (GATT Caching, Part G 2.5.2);
+///   `value` fields hold what was last read, when anything was;
+/// - the server's own table (``GATTServerStore``): the same services laid out into handles
+///   (``laidOut(from:)``), with each attribute's stored value or application handler and its
+///   permissions.
+/// The server-only fields are optional and nil by default, so the client never sets them.
 public struct GATTDatabase: Sendable, Hashable {
     /// Primary and secondary services, by start handle.
     public var services: [Service]
@@ -25,8 +32,10 @@ public struct GATTDatabase: Sendable, Hashable {
         public var includes: [IncludedService]
         public var characteristics: [Characteristic]
 
+        /// `handles` may be left out while the service is only declared (a server's, before
+        /// ``GATTDatabase/laidOut(from:)`` gives it its place): 0 is no attribute's handle.
         public init(
-            uuid: BluetoothUUID, handles: ClosedRange<UInt16>, isPrimary: Bool = true,
+            uuid: BluetoothUUID, handles: ClosedRange<UInt16> = 0...0, isPrimary: Bool = true,
             includes: [IncludedService] = [], characteristics: [Characteristic] = []
         ) {
             self.uuid = uuid
@@ -49,6 +58,24 @@ public struct GATTDatabase: Sendable, Hashable {
             self.serviceHandles = serviceHandles
             self.uuid = uuid
         }
+
+        /// A server's include of the service with `uuid` (the first one in handle order),
+        /// which layout resolves to that service's handles. To include one of several
+        /// services with one UUID, give its handles with ``init(handle:serviceHandles:uuid:)``
+        /// (handle 0: layout places the include).
+        public init(uuid: BluetoothUUID) {
+            self.init(handle: 0, serviceHandles: 0...0, uuid: uuid)
+        }
+
+        /// The include declaration's value (Part G 3.2): the included service's handles, and
+        /// its UUID only when that is a 16-bit one.
+        public var declarationValue: [UInt8] {
+            var writer = ByteWriter(capacity: 6)
+            writer.write(serviceHandles.lowerBound)
+            writer.write(serviceHandles.upperBound)
+            if uuid.byteWidth == 2 { writer.write(contentsOf: uuid.littleEndianBytes) }
+            return writer.bytes
+        }
     }
 
     public struct Characteristic: Sendable, Hashable {
@@ -61,10 +88,18 @@ public struct GATTDatabase: Sendable, Hashable {
         /// service's end. Its descriptors lie between ``valueHandle`` and this.
         public var endHandle: UInt16
         public var descriptors: [Descriptor]
+        /// The server's stored value, or the client's last-read one; nil when unknown (or
+        /// when ``handler`` produces it).
+        public var value: [UInt8]?
+        /// Who may read and write the value (server); nil on the client.
+        public var permissions: ATTPermissions?
+        /// The application's read and write of the value (server); nil serves ``value``.
+        public var handler: GATTAttributeHandler?
 
         public init(
             handle: UInt16, properties: CharacteristicProperties, valueHandle: UInt16, uuid: BluetoothUUID,
-            endHandle: UInt16, descriptors: [Descriptor] = []
+            endHandle: UInt16, descriptors: [Descriptor] = [],
+            value: [UInt8]? = nil, permissions: ATTPermissions? = nil, handler: GATTAttributeHandler? = nil
         ) {
             self.handle = handle
             self.properties = properties
@@ -72,6 +107,21 @@ public struct GATTDatabase: Sendable, Hashable {
             self.uuid = uuid
             self.endHandle = endHandle
             self.descriptors = descriptors
+            self.value = value
+            self.permissions = permissions
+            self.handler = handler
+        }
+
+        /// A server's characteristic before layout gives it handles. Permissions default
+        /// to what `properties` allow, unprotected.
+        public init(
+            uuid: BluetoothUUID, properties: CharacteristicProperties, value: [UInt8]? = nil,
+            permissions: ATTPermissions? = nil, handler: GATTAttributeHandler? = nil, descriptors: [Descriptor] = []
+        ) {
+            self.init(
+                handle: 0, properties: properties, valueHandle: 0, uuid: uuid, endHandle: 0, descriptors: descriptors,
+                value: value, permissions: permissions, handler: handler
+            )
         }
 
         public var declaration: CharacteristicDeclaration {
@@ -87,10 +137,28 @@ public struct GATTDatabase: Sendable, Hashable {
     public struct Descriptor: Sendable, Hashable {
         public var handle: UInt16
         public var uuid: BluetoothUUID
+        /// The server's stored value, or the client's last-read one; nil when unknown. The
+        /// Database Hash needs the Characteristic Extended Properties' value (Part G 7.3.1).
+        public var value: [UInt8]?
+        /// Who may read and write it (server); nil on the client.
+        public var permissions: ATTPermissions?
+        /// The application's read and write (server); nil serves ``value``.
+        public var handler: GATTAttributeHandler?
 
-        public init(handle: UInt16, uuid: BluetoothUUID) {
+        public init(
+            handle: UInt16, uuid: BluetoothUUID, value: [UInt8]? = nil,
+            permissions: ATTPermissions? = nil, handler: GATTAttributeHandler? = nil
+        ) {
             self.handle = handle
             self.uuid = uuid
+            self.value = value
+            self.permissions = permissions
+            self.handler = handler
+        }
+
+        /// A server's descriptor before layout gives it a handle.
+        public init(uuid: BluetoothUUID, value: [UInt8]? = nil, permissions: ATTPermissions? = nil, handler: GATTAttributeHandler? = nil) {
+            self.init(handle: 0, uuid: uuid, value: value, permissions: permissions, handler: handler)
         }
     }
 
@@ -130,38 +198,4 @@ public struct GATTDatabase: Sendable, Hashable {
         return lower...upper
     }
 
-}
-
-/// What Service Changed told the client, after it rediscovered the affected handles.
-public struct GATTDatabaseChange: Sendable, Equatable {
-    /// The handles the server said changed, widened to whole services.
-    public var affectedHandles: ClosedRange<UInt16>
-    /// The database after rediscovery; after a failed one, without the affected services
-    /// and without a Database Hash.
-    public var database: GATTDatabase
-    /// Why the rediscovery failed (the link went, or the server answered nonsense); nil
-    /// when it succeeded.
-    public var failure: GATTError? = nil
-}
-
-/// One attribute's handle and value (Read Using Characteristic UUID answers with these).
-public struct GATTAttributeValue: Sendable, Hashable {
-    public var handle: UInt16
-    public var value: [UInt8]
-
-    public init(handle: UInt16, value: [UInt8]) {
-        self.handle = handle
-        self.value = value
-    }
-}
-
-/// One value of a reliable write.
-public struct GATTWrite: Sendable, Hashable {
-    public var handle: UInt16
-    public var value: [UInt8]
-
-    public init(handle: UInt16, value: [UInt8]) {
-        self.handle = handle
-        self.value = value
-    }
 }

@@ -1,0 +1,112 @@
+import ATT
+
+/// How a read or write is done: now, under the lock, or by an application handler after
+/// the lock is released.
+enum GATTReadPlan {
+    case value([UInt8])
+    case failure(ATTErrorCode)
+    case handler(GATTAttributeHandler.Read)
+}
+
+enum GATTWritePlan {
+    /// Done under the lock: nil on success, else the error to answer with.
+    case done(ATTErrorCode?)
+    case handler(GATTAttributeHandler.Write)
+}
+
+extension GATTServerStore.State {
+    mutating func readPlan(_ handle: UInt16, bearer: UInt16) -> GATTReadPlan {
+        guard let index = table.index(of: handle) else { return .failure(.invalidHandle) }
+        switch table.sources[index] {
+        case .declaration(let value):
+            return .value(value)
+        case .characteristicValue, .descriptor:
+            let (handler, value) = application(table.sources[index])
+            if let read = handler?.read { return .handler(read) }
+            return .value(value ?? [])
+        case .clientConfiguration(let valueHandle, _):
+            return .value((clients[bearer]?.configurations[valueHandle] ?? []).bytes)
+        case .clientSupportedFeatures:
+            return .value([clients[bearer]?.supportedFeatures.rawValue ?? 0])
+        case .databaseHash:
+            if clients[bearer]?.isChangeAware == false { clients[bearer]?.readHashWhileUnaware = true }
+            return .value(hash)
+        case .serviceChanged:
+            return .failure(.readNotPermitted)
+        }
+    }
+
+    mutating func write(_ value: [UInt8], at handle: UInt16, bearer: UInt16) -> GATTWritePlan {
+        guard let index = table.index(of: handle) else { return .done(.invalidHandle) }
+        switch table.sources[index] {
+        case .declaration, .databaseHash, .serviceChanged:
+            return .done(.writeNotPermitted)
+        case .characteristicValue, .descriptor:
+            if let write = application(table.sources[index]).handler?.write { return .handler(write) }
+            store(value, at: table.sources[index])
+            return .done(nil)
+        case .clientConfiguration(let valueHandle, let properties):
+            return .done(writeConfiguration(value, valueHandle: valueHandle, properties: properties, bearer: bearer))
+        case .clientSupportedFeatures:
+            return .done(writeSupportedFeatures(value, bearer: bearer))
+        }
+    }
+
+    /// The handler and stored value of a characteristic value or descriptor.
+    func application(_ source: GATTAttributeTable.Source) -> (handler: GATTAttributeHandler?, value: [UInt8]?) {
+        switch source {
+        case .characteristicValue(let path):
+            let characteristic = database.services[path.service].characteristics[path.characteristic]
+            return (characteristic.handler, characteristic.value)
+        case .descriptor(let path, let index):
+            let descriptor = database.services[path.service].characteristics[path.characteristic].descriptors[index]
+            return (descriptor.handler, descriptor.value)
+        default:
+            return (nil, nil)
+        }
+    }
+
+    /// Replaces the stored value of a characteristic value or descriptor; false for any
+    /// other attribute.
+    @discardableResult
+    mutating func store(_ value: [UInt8], at source: GATTAttributeTable.Source) -> Bool {
+        switch source {
+        case .characteristicValue(let path):
+            database.services[path.service].characteristics[path.characteristic].value = value
+        case .descriptor(let path, let index):
+            database.services[path.service].characteristics[path.characteristic].descriptors[index].value = value
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// A CCCD write (Part G 3.3.3.3): exactly two octets, else Invalid Attribute Value
+    /// Length (0x0D). Reserved bits are ignored (not kept), as reserved fields are on
+    /// receipt. Asking for notifications or indications the characteristic's properties do
+    /// not offer is Value Not Allowed (0x13): keeping it would promise updates that never
+    /// come.
+    private mutating func writeConfiguration(
+        _ value: [UInt8], valueHandle: UInt16, properties: CharacteristicProperties, bearer: UInt16
+    ) -> ATTErrorCode? {
+        guard value.count == 2 else { return .invalidAttributeValueLength }
+        let asked = ClientCharacteristicConfiguration(rawValue: UInt16(value[0]) | UInt16(value[1]) << 8)
+            .intersection([.notification, .indication])
+        if asked.contains(.notification), !properties.contains(.notify) { return .valueNotAllowed }
+        if asked.contains(.indication), !properties.contains(.indicate) { return .valueNotAllowed }
+        clients[bearer, default: GATTServerClient()].configurations[valueHandle] = asked.isEmpty ? nil : asked
+        return nil
+    }
+
+    /// A Client Supported Features write (Part G 7.2): at least one octet; a bit the client
+    /// set may not be cleared (Value Not Allowed, 0x13); reserved bits and octets are not
+    /// kept.
+    private mutating func writeSupportedFeatures(_ value: [UInt8], bearer: UInt16) -> ATTErrorCode? {
+        guard let first = value.first else { return .invalidAttributeValueLength }
+        let asked = GATTClientSupportedFeatures(rawValue: first).intersection(.defined)
+        let current = clients[bearer]?.supportedFeatures ?? []
+        guard asked.isSuperset(of: current) else { return .valueNotAllowed }
+        clients[bearer, default: GATTServerClient()].supportedFeatures = asked
+        return nil
+    }
+}
