@@ -6,10 +6,12 @@ import HCI
 import L2CAP
 import SMP
 
-/// A link BareBLE's own host made (user channel, H4, virtual radio): the HCI
-/// ``Connection``, the ATT fixed channel of our L2CAP, and our SMP (``SecurityManager``),
-/// whose bonding pairings are saved to the policy's bond store as they end, whoever
-/// started them.
+/// A link on BareBLE's own host (user channel, H4, virtual radio), in either role: the HCI
+/// ``Connection``, the ATT fixed channel of our L2CAP, and our SMP (``SecurityManager``,
+/// initiator as central, responder as peripheral), whose bonding pairings are saved to the
+/// policy's bond store as they end, whoever started them. ``Central`` builds one per
+/// connection it makes, ``PeripheralHost`` one per connection it accepts: the one place
+/// where a link's stack is put together.
 final class HostLink: PeripheralLink {
     let hci: Connection
     let channels: ChannelManager
@@ -17,7 +19,17 @@ final class HostLink: PeripheralLink {
     let security: SecurityManager
     private let saving: BondSaving
 
-    init(connection: Connection, channels: ChannelManager, policy: SecurityPolicy, attempts: RepeatedAttemptsRecord) throws(PeripheralError) {
+    /// - Parameters:
+    ///   - localAddress: our address as the peer sees it (an RPA or random address we
+    ///     advertised from); the controller's public address when nil.
+    ///   - pairings: told every pairing's end after its bond was saved, with how the save went.
+    ///   - encryption: told every encryption event of the link.
+    init(
+        connection: Connection, channels: ChannelManager, policy: SecurityPolicy, attempts: RepeatedAttemptsRecord,
+        localAddress: DeviceAddress? = nil,
+        pairings: (@Sendable (Result<PairingKeys, PairingError>, Result<Bool, BondStoreError>?) -> Void)? = nil,
+        encryption: SecurityManager.EncryptionObserver? = nil
+    ) throws(PeripheralError) {
         hci = connection
         self.channels = channels
         bearer = L2CAPBearer(manager: channels, connection: connection.handle) { [connection] reason in
@@ -29,11 +41,13 @@ final class HostLink: PeripheralLink {
         do {
             security = try SecurityManager(
                 connection: connection, channels: channels, configuration: policy.effectivePairing(controllerAddress: connection.controller.info?.address),
-                delegate: policy.delegate, storedBond: { peer in bonds?.bond(for: peer) },
+                delegate: policy.delegate, localAddress: localAddress, storedBond: { peer in bonds?.bond(for: peer) },
                 attempts: attempts,
                 observer: { result in
                     if case let .success(keys) = result { saving.save(keys) }
-                })
+                    pairings?(result, saving.last)
+                },
+                encryptionObserver: encryption)
         } catch {
             throw .security(error)
         }
@@ -44,6 +58,9 @@ final class HostLink: PeripheralLink {
     var isConnected: Bool { hci.isConnected }
     var disconnectReason: HCIErrorCode? { hci.disconnectReason }
     var isEncrypted: Bool { hci.encryption.isEncrypted }
+    /// The peer's identity: its bond's when its address (or the RPA its IRK resolves) has
+    /// one, else the address it connected from.
+    var identity: DeviceAddress { saving.bonds?.bond(for: hci.peer)?.peer ?? hci.peer }
 
     func disconnect() async throws(PeripheralError) {
         // Write Commands only queue in L2CAP: let them reach the controller first.
@@ -67,6 +84,9 @@ final class HostLink: PeripheralLink {
         if !explicit, !isEncrypted, let encrypted = try await encryptWithBond() { return encrypted }
         let keys: PairingKeys
         do { keys = try await security.pair() } catch { throw .security(error) }
+        // As peripheral, the central may answer our Security Request by encrypting with
+        // the bond instead of pairing (the stored keys come back, with no method).
+        if keys.method == nil { return .encryptedWithBond(authenticated: keys.authenticated, keySize: keys.keySize) }
         let saved: Bool
         switch saving.last ?? .success(false) {
         case let .success(stored): saved = stored

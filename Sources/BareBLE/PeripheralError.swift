@@ -30,6 +30,9 @@ public enum PeripheralError: Error, Sendable, Equatable, CustomStringConvertible
     /// Pairing succeeded but its bond could not be written; the link is secured for now
     /// only.
     case bondNotSaved(BondStoreError)
+    /// An L2CAP signaling request of ours (the peripheral's Connection Parameter Update
+    /// Request) was refused, timed out or could not be sent.
+    case signaling(L2CAPError)
 
     /// The ATT Error Response code, when the server refused.
     public var errorCode: ATTErrorCode? {
@@ -43,6 +46,7 @@ public enum PeripheralError: Error, Sendable, Equatable, CustomStringConvertible
         case .gatt(.att(.bearerClosed(.disconnected(let reason)))): HCIErrorCode(rawValue: reason)
         case .connection(.disconnected(let reason)): reason
         case .security(.disconnected(let reason)): reason
+        case .signaling(.disconnected(let reason)): reason
         default: nil
         }
     }
@@ -65,6 +69,7 @@ public enum PeripheralError: Error, Sendable, Equatable, CustomStringConvertible
         case .security(let error): "\(error)"
         case .kernelSocket(let error): "\(error)"
         case .bondNotSaved(let error): "paired, but the bond was not saved: \(error)"
+        case .signaling(let error): "\(error)"
         }
     }
 }

@@ -26,11 +26,19 @@ public struct SecurityPolicy: Sendable {
     /// Off for a connection made only to pair afresh (`bareble-central pair`): a bond the
     /// peer lost would otherwise fail the connection before the new pairing could replace it.
     public var encryptsBondedPeersAtConnect: Bool
+    /// LE privacy as a peripheral (Core Vol 3 Part C 10.7): ``PeripheralHost`` advertises
+    /// from resolvable private addresses of the bond store's IRK (a fresh one each time
+    /// advertising starts, and every 15 minutes), so only bonded centrals, which hold our
+    /// IRK, can tell it is us. Needs ``bonds``. Connections we make as central still go out
+    /// from the public address.
+    public var privacy: Bool
 
     public init(
         pairing: PairingConfiguration = PairingConfiguration(), delegate: (any PairingDelegate)? = nil,
-        bonds: BondStore? = nil, pairsWhenRequired: Bool = true, encryptsBondedPeersAtConnect: Bool = true
+        bonds: BondStore? = nil, pairsWhenRequired: Bool = true, encryptsBondedPeersAtConnect: Bool = true,
+        privacy: Bool = false
     ) {
+        self.privacy = privacy
         self.pairing = pairing
         self.delegate = delegate
         self.bonds = bonds

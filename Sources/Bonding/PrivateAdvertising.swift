@@ -39,11 +39,10 @@ public final class PrivateAdvertising<C: Clock>: Sendable where C.Duration == Du
         var data: AdvertisingData
         var scanResponse: AdvertisingData?
         var timer: Task<Void, Never>?
-        var listeners: [UInt64: AsyncStream<Event>.Continuation] = [:]
-        var nextListener: UInt64 = 0
     }
 
     let state: Lock<State>
+    private let listeners = Listeners<Event>(bufferLimit: 16)
 
     /// Starts advertising from a fresh RPA of `identity`. `parameters.ownAddress` is
     /// replaced by the RPA.
@@ -85,16 +84,7 @@ public final class PrivateAdvertising<C: Clock>: Sendable where C.Duration == Du
     public var advertisingSet: AdvertisingSet? { state.withLock { $0.set } }
 
     /// Rotation events from now on, for as long as the stream is iterated.
-    public func events() -> AsyncStream<Event> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(16))
-        let id = state.withLock { state in
-            state.nextListener += 1
-            state.listeners[state.nextListener] = continuation
-            return state.nextListener
-        }
-        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.listeners.removeValue(forKey: id) } }
-        return stream
-    }
+    public func events() -> AsyncStream<Event> { listeners.stream() }
 
     /// Stops rotating and advertising.
     public func stop() async throws(AdvertisingError) {
@@ -104,14 +94,11 @@ public final class PrivateAdvertising<C: Clock>: Sendable where C.Duration == Du
         }
         timer?.cancel()
         try await set?.stop()
-        finishListeners()
+        listeners.finish()
     }
 
     deinit {
-        state.withLock { state in
-            state.timer?.cancel()
-            for listener in state.listeners.values { listener.finish() }
-        }
+        state.withLock { $0.timer?.cancel() }
     }
 
     // MARK: Rotation
@@ -163,16 +150,7 @@ public final class PrivateAdvertising<C: Clock>: Sendable where C.Duration == Du
     }
 
     private func publish(_ event: Event) {
-        let listeners = state.withLock { Array($0.listeners.values) }
-        for listener in listeners { listener.yield(event) }
-    }
-
-    private func finishListeners() {
-        let listeners = state.withLock { state in
-            defer { state.listeners = [:] }
-            return Array(state.listeners.values)
-        }
-        for listener in listeners { listener.finish() }
+        listeners.yield(event)
     }
 }
 

@@ -26,6 +26,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from radio_air import RadioLink  # noqa: E402
+from radio_central import GattCentral  # noqa: E402
 from radio_explore import Explorer  # noqa: E402
 from radio_pairing import PairingControl  # noqa: E402
 from radio_hostile import HostilePeripheral  # noqa: E402
@@ -279,6 +280,36 @@ class Radio:
             return dict(removed=count)
 
         return forget()
+
+    # -- GATT centrals (BareBLE as peripheral) -----------------------------------
+    def control_add_central(self, *options: str):
+        settings = dict(option.partition('=')[::2] for option in options)
+        unknown = set(settings) - {'mtu', 'cpr'}
+        if unknown:
+            raise ValueError(f'unknown add-central option(s) {", ".join(sorted(unknown))}: use mtu=N, cpr=0|1')
+        index = 1 + sum(isinstance(peer, GattCentral) for peer in self.peers.values())
+        peer = GattCentral(index, self.link, emit, server_mtu=int(settings.get('mtu', '247'), 0),
+                           parameters_request=settings.get('cpr', '1') in ('1', 'yes', 'true', 'on'))
+        # Named and registered now, so lines right behind this one can use it; its actions
+        # wait for the power-on.
+        self.peers[peer.name] = peer
+        peer.pairing = PairingControl(peer, emit)
+        peer.powered = asyncio.ensure_future(peer.start())
+
+        async def started() -> dict:
+            await peer.powered
+            return {'peer': peer.name, 'address': str(peer.address).removesuffix('/P')}
+
+        return started()
+
+    def control_central(self, name: str, action: str, *arguments: str):
+        peer = self.peer(name)
+        if not isinstance(peer, GattCentral):
+            raise ValueError(f'peer {name!r} is not a GATT central (add-central makes them)')
+        handler = getattr(peer, 'action_' + action.replace('-', '_'), None)
+        if handler is None:
+            raise ValueError(f'unknown central action {action!r}')
+        return handler(*arguments)
 
     # -- lifetime --------------------------------------------------------------
     def shutdown(self, why: str) -> None:

@@ -50,6 +50,10 @@ class RadioAdvertisement(ll.AdvertisingPdu):
     scan_response_data: bytes = b''
     target_address: hci.Address | None = None  # directed advertising
     sid: int = 0xFF  # 0xFF: no ADI (legacy PDUs)
+    # Gap 10: one advertising event takes one CONNECT_IND. Every initiator on the link gets
+    # this same object; the first to connect claims it and the others wait for the next
+    # event (stock Bumble connected them all on its side while the advertiser took one).
+    claimed: bool = False
 
     @property
     def directed(self) -> bool:

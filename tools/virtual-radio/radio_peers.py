@@ -76,12 +76,12 @@ def fix_include_declarations(server) -> None:
 class Peer:
     """One named Bumble device; reports what it observes through `log`."""
 
-    def __init__(self, name: str, local_name: str, address: str, link, log) -> None:
+    def __init__(self, name: str, local_name: str, address: str, link, log, controller_class=RadioController) -> None:
         self.name = name
         self.address = hci.Address(address, hci.Address.RANDOM_DEVICE_ADDRESS)
         self.log = log
         # No public address: the static random address is the identity (see above).
-        self.controller = RadioController(name, link=link)
+        self.controller = controller_class(name, link=link)
         config = DeviceConfiguration(
             name=local_name,
             advertising_interval_min=FAST_INTERVAL_MIN_MS,

@@ -155,5 +155,8 @@ class ScannerMixin:
             pending.peer_address_type = pdu.advertiser_address.address_type
         elif pending.peer_address != pdu.advertiser_address:
             return
+        if pdu.claimed:
+            return  # another initiator answered this advertising event (gap 10)
+        pdu.claimed = True
         self.create_le_connection(pdu.advertiser_address)
         self.on_event(event='connected', role='central', address=str(pdu.advertiser_address))

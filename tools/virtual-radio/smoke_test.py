@@ -411,6 +411,26 @@ def main() -> None:
     # GATT: a Bumble client on a third exposed controller (gatt_smoke.py).
     asyncio.run(gatt_checks(ready['tcp'], check, find_event, control, events))
 
+    # GATT centrals (radio_central.py) against the HRM: MTU, discovery dump, read,
+    # subscription, and the reconnect from a resolvable private address found by name.
+    name = control('add-central mtu=100')['peer']
+    ack = control(f'central {name} connect C4:4B:4D:00:00:01 random mtu=100')
+    check(ack.get('mtu') == 100, f'{name} connects to the HRM and exchanges MTU 100 ({ack})')
+    ack = control(f'central {name} discover', 20)
+    dump = find_event(lambda e: e['event'] == 'gatt-discovered' and e.get('peer') == name)
+    check(dump is not None and ack.get('services') == len(dump['services']) >= 7, f'discovery dump ({ack})')
+    battery = [c for s in dump['services'] for c in s['characteristics'] if c['uuid'] == '2A19']
+    check(len(battery) == 1 and battery[0]['properties'] & 0x12 == 0x12, 'the dump lists Battery Level, read + notify')
+    read = control(f"central {name} read {battery[0]['value_handle']}")
+    check(read.get('value') == battery[0]['value'], f'read matches the dump ({read})')
+    control(f'central {name} subscribe 2A19')
+    control('notify peripheral 2A19 2a')
+    check(find_event(lambda e: e['event'] == 'notification' and e.get('peer') == name and e['value'] == '2a') is not None,
+          'the subscribed central logs the notification')
+    control(f'central {name} disconnect')
+    ack = control(f'central {name} connect name=BareBLE-HRM rpa')
+    check(int(ack['own_address'][:2], 16) >> 6 == 1, f"reconnect from a resolvable private address ({ack['own_address']})")
+
     # Exit on stdin EOF.
     serial.close()
     sock1.close()

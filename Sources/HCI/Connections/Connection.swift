@@ -127,6 +127,31 @@ public final class Connection: Sendable, CustomStringConvertible {
         return timing
     }
 
+    /// Registers for the next LE Connection Update Complete, before whatever makes the peer
+    /// start one (a peripheral's L2CAP Connection Parameter Update Request: the central
+    /// answers and updates at once, and an event that came before the wait would be lost).
+    /// Pass the id to ``waitForConnectionUpdate(_:timeout:)``, or to
+    /// ``forgetConnectionUpdate(_:)`` when the request failed.
+    package func expectConnectionUpdate() throws(ConnectionError) -> UInt64 {
+        try expect(.connectionUpdate, allowEnded: false)
+    }
+
+    /// The timing the update registered as `id` settled on; ``ConnectionError/procedureTimedOut(_:after:)``
+    /// when none came within `timeout`.
+    package func waitForConnectionUpdate(_ id: UInt64, timeout: Duration) async throws(ConnectionError) -> ConnectionTiming {
+        switch await wait(for: id, until: ContinuousClock.now + timeout) {
+        case let .value(.timing(timing)): return timing
+        case .value: return self.timing
+        case let .failed(error): throw error
+        case .expired: throw .procedureTimedOut("the central's LE Connection Update", after: timeout)
+        case .cancelled: throw .procedureCancelled("the central's LE Connection Update")
+        }
+    }
+
+    package func forgetConnectionUpdate(_ id: UInt64) {
+        state.withLock { $0.expectations.forget(id) }
+    }
+
     /// Reads the peer's LE features (LE Read Remote Features, then LE Read Remote Features
     /// Complete); also kept in ``remoteFeatures``.
     @discardableResult

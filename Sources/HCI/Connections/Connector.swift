@@ -52,6 +52,7 @@ public final class Connector: Sendable {
         var abandonedAttempt = false
         var expectations = PendingAnswers<Wait, Event, ConnectionError>()
         var incoming: [UInt64: AsyncStream<Connection>.Continuation] = [:]
+        var acceptor: (id: UInt64, accept: @Sendable (Connection) -> Void)?
         var droppedIncomingConnections = 0
         var nextID: UInt64 = 1
         var subscription: Subscription?
@@ -121,6 +122,29 @@ public final class Connector: Sendable {
             _ = self?.state.withLock { $0.incoming.removeValue(forKey: id) }
         }
         return stream
+    }
+
+    /// Takes each incoming connection synchronously, on the transport's reader thread,
+    /// before the ``incomingConnections()`` streams and before any later event of the link
+    /// is handled: a link's stack (SMP with its LTK answers, the ATT bearer) is then in
+    /// place before a central that encrypts or pairs at once is heard. One acceptor per
+    /// connector; returns nil when another is set, else the token that removes it. Keep it
+    /// short: no waiting, no I/O.
+    package func setAcceptor(_ acceptor: @escaping @Sendable (Connection) -> Void) -> UInt64? {
+        state.withLock { state in
+            guard state.acceptor == nil else { return nil }
+            defer { state.nextID += 1 }
+            state.acceptor = (state.nextID, acceptor)
+            return state.nextID
+        }
+    }
+
+    /// Removes the acceptor `token` set; another's stays (a refused second owner must not
+    /// take the first one's away).
+    package func removeAcceptor(_ token: UInt64) {
+        state.withLock { state in
+            if state.acceptor?.id == token { state.acceptor = nil }
+        }
     }
 
     // MARK: Connecting

@@ -81,31 +81,32 @@ extension Connector {
                 peer: completion.peer, timing: completion.timing)
         }
         enum Route { case attempt, incoming, stray, abandoned }
-        let (route, resumptions, stale, streams): (Route, [PendingAnswers<Wait, Event, ConnectionError>.Resumption], Connection?, [AsyncStream<Connection>.Continuation]) = state.withLock { state in
+        let (route, resumptions, stale, streams, acceptor): (Route, [PendingAnswers<Wait, Event, ConnectionError>.Resumption], Connection?, [AsyncStream<Connection>.Continuation], (@Sendable (Connection) -> Void)?) = state.withLock { state in
             var stale: Connection?
             if let connection {
                 // A second completion for a live handle means its end was missed.
                 stale = state.connections.updateValue(connection, forKey: connection.handle)
             }
             if completion.role == .peripheral {
-                return (.incoming, [], stale, Array(state.incoming.values))
+                return (.incoming, [], stale, Array(state.incoming.values), state.acceptor?.accept)
             }
             if state.attempt != nil, state.attempt?.outcome == nil {
                 let outcome: WaitOutcome<Event, ConnectionError> = .value(connection.map { .connected($0) } ?? .refused(completion.status))
                 state.attempt?.outcome = outcome
-                return (.attempt, state.expectations.fulfill(.completion, with: outcome), stale, [])
+                return (.attempt, state.expectations.fulfill(.completion, with: outcome), stale, [], nil)
             }
             if state.abandonedAttempt {
                 state.abandonedAttempt = false
-                return (.abandoned, [], stale, [])
+                return (.abandoned, [], stale, [], nil)
             }
-            return (.stray, [], stale, [])
+            return (.stray, [], stale, [], nil)
         }
         stale?.ended(reason: .unspecifiedError)
         for resumption in resumptions { resumption.resume() }
         guard let connection else { return }
         switch route {
         case .incoming:
+            acceptor?(connection)
             var dropped = 0
             for stream in streams {
                 if case .dropped = stream.yield(connection) { dropped += 1 }
@@ -114,7 +115,7 @@ extension Connector {
             state.withLock { $0.droppedIncomingConnections += dropped }
             // No reader will ever see it: a link left up would hold a controller slot and
             // the peer with nobody serving it, so it ends at once.
-            if dropped == streams.count {
+            if dropped == streams.count, acceptor == nil {
                 Task { try? await connection.disconnect(reason: .remoteDeviceTerminatedConnectionDueToLowResources) }
             }
         case .abandoned:

@@ -16,6 +16,9 @@ public final class SecurityManager: Sendable {
     /// resolves to), supplied by whoever keeps bonds; nil when there is none.
     public typealias BondLookup = @Sendable (DeviceAddress) -> Bond?
     public typealias PairingObserver = @Sendable (Result<PairingKeys, PairingError>) -> Void
+    /// Told every encryption event of the link after SMP handled it: a peripheral learns
+    /// that a bonded central encrypted with its stored key, which no pairing reports.
+    public typealias EncryptionObserver = @Sendable (EncryptionEvent) -> Void
 
     public let connection: Connection
     public let channels: ChannelManager
@@ -40,6 +43,7 @@ public final class SecurityManager: Sendable {
 
     private let storedBond: BondLookup?
     private let observer: PairingObserver?
+    private let encryptionObserver: EncryptionObserver?
     private let attempts: RepeatedAttemptsRecord?
 
     private enum Work: Sendable {
@@ -82,13 +86,14 @@ public final class SecurityManager: Sendable {
     ///   - storedBond: bonds, for LTK requests as peripheral and Security Requests as central.
     ///   - attempts: the repeated-attempts record shared by all links of a host.
     ///   - observer: told every pairing's end (for storing bonds).
+    ///   - encryptionObserver: told every encryption event of the link, after SMP.
     ///   - smpTimeout: the SMP timer; the specification's 30 s unless a test shortens it.
     ///   - pairingDeadline: the overall bound of one pairing (``defaultPairingDeadline``).
     public init(
         connection: Connection, channels: ChannelManager, configuration: PairingConfiguration,
         delegate: (any PairingDelegate)? = nil, localAddress: DeviceAddress? = nil,
         storedBond: BondLookup? = nil, attempts: RepeatedAttemptsRecord? = nil,
-        observer: PairingObserver? = nil, smpTimeout: Duration = SecurityManager.defaultSMPTimeout,
+        observer: PairingObserver? = nil, encryptionObserver: EncryptionObserver? = nil, smpTimeout: Duration = SecurityManager.defaultSMPTimeout,
         pairingDeadline: Duration = SecurityManager.defaultPairingDeadline,
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) throws(PairingError) {
@@ -99,6 +104,7 @@ public final class SecurityManager: Sendable {
         self.storedBond = storedBond
         self.attempts = attempts
         self.observer = observer
+        self.encryptionObserver = encryptionObserver
         self.smpTimeout = smpTimeout
         self.pairingDeadline = pairingDeadline
         let local = localAddress ?? DeviceAddress(connection.controller.info?.address ?? .zero, type: .public)
@@ -268,6 +274,7 @@ public final class SecurityManager: Sendable {
     }
 
     private func encryptionEvent(_ event: EncryptionEvent) {
+        defer { encryptionObserver?(event) }
         let reencrypting = state.withLock { $0.reencrypting }
         if reencrypting { return }
         switch event {

@@ -1,0 +1,122 @@
+import ATT
+import BluetoothCore
+import GATT
+import HCI
+import L2CAP
+import SMP
+
+/// A central connected to our advertising (`CBCentral`), as ``PeripheralHost`` accepted
+/// it: its own HCI ``Connection``, ATT bearer and ``ATTClient`` (whose server side is the
+/// host's server attachment), MTU and SMP, in the responder role.
+public final class RemoteCentral: Sendable, CustomStringConvertible {
+    let link: HostLink
+    /// The ATT client of this link; PDUs the central sends as a client go to the server
+    /// handler the host's attachment returned (or are counted in
+    /// ``ATTClient/Statistics/ignoredPDUs`` without one).
+    public let att: ATTClient
+    private let report: @Sendable (PeripheralHostEvent) -> Void
+
+    init(link: HostLink, att: ATTClient, report: @escaping @Sendable (PeripheralHostEvent) -> Void) {
+        self.link = link
+        self.att = att
+        self.report = report
+    }
+
+    public var connection: Connection { link.hci }
+    public var handle: UInt16 { link.hci.handle }
+    /// The address the central connected from (an RPA when it uses privacy).
+    public var address: DeviceAddress { link.peer }
+    /// Its bonded identity when its address, or the RPA its IRK resolves, has a bond in the
+    /// policy's store; else ``address``.
+    public var identity: DeviceAddress { link.identity }
+    public var mtu: UInt16 { att.mtu }
+    public var isConnected: Bool { link.isConnected }
+    public var isEncrypted: Bool { link.isEncrypted }
+    public var disconnectReason: HCIErrorCode? { link.disconnectReason }
+    public var security: SecurityManager { link.security }
+
+    public var description: String { "central \(address)" + (identity != address ? " (identity \(identity))" : "") + " on handle \(handle)" }
+
+    /// Sends our own Exchange MTU (a peripheral may be a GATT client too) and returns the
+    /// ATT_MTU in effect. The central's Exchange MTU request goes to the ATT server instead.
+    @discardableResult
+    public func exchangeMTU(_ mtu: UInt16 = ATTConstants.defaultClientMTU) async throws(PeripheralError) -> UInt16 {
+        let agreed: UInt16
+        do { agreed = try await att.exchangeMTU(clientRxMTU: mtu) } catch { throw .gatt(.att(error)) }
+        report(.mtuChanged(self, mtu: agreed))
+        return agreed
+    }
+
+    /// Sends SMP Security Request (Core Vol 3 Part H 3.6.7) and returns once the central has
+    /// paired, or encrypted with the bond it holds. The central decides; one that ignores
+    /// the request fails this after the SMP timeout (30 s) with
+    /// ``PeripheralError/security(_:)``. Bonds are saved to the policy's store as for any
+    /// pairing.
+    public func requestSecurity() async throws(PeripheralError) -> SecurityOutcome {
+        try await link.secure(explicit: true)
+    }
+
+    /// How a connection parameter request was carried out.
+    public enum ParameterUpdate: Sendable, Equatable {
+        /// The link layer's Connection Parameters Request procedure (both controllers have
+        /// it; Core Vol 6 Part B 5.1.7), started with HCI LE Connection Update.
+        case linkLayer(ConnectionTiming)
+        /// L2CAP Connection Parameter Update Request (Core Vol 3 Part A 4.20): the central
+        /// accepted and updated the connection to this timing.
+        case l2cap(ConnectionTiming)
+    }
+
+    /// Asks the central for new connection timing: through the link layer when both
+    /// controllers support the Connection Parameters Request procedure (our LE features,
+    /// the central's as LE Read Remote Features reports them), else, or when the link layer
+    /// refuses with Unsupported Remote Feature, with L2CAP's Connection Parameter Update
+    /// Request, whose acceptance is followed by the central's LE Connection Update.
+    ///
+    /// Throws ``PeripheralError/signaling(_:)`` when the central rejects the L2CAP request
+    /// (``L2CAPError/connectionParameterUpdateRejected``: it keeps its timing; ask for
+    /// something it allows) or does not answer, and ``PeripheralError/connection(_:)`` when
+    /// the update does not complete within `timeout`.
+    @discardableResult
+    public func requestConnectionParameters(
+        _ request: ConnectionParameterUpdateRequest, timeout: Duration = .seconds(10)
+    ) async throws(PeripheralError) -> ParameterUpdate {
+        guard request.isValid else { throw .signaling(.invalidConnectionParameters(request)) }
+        let connection = link.hci
+        if await bothSupportParametersRequest() {
+            do {
+                return .linkLayer(try await connection.updateParameters(request.connectionParameters, timeout: timeout))
+            } catch .controller(.commandFailed(_, let status)) where status == .unsupportedRemoteFeature {
+                // The central's link layer lacks the procedure after all: L2CAP it is.
+            } catch {
+                throw .connection(error)
+            }
+        }
+        let update: UInt64
+        do { update = try connection.expectConnectionUpdate() } catch { throw .connection(error) }
+        do {
+            try await link.channels.requestConnectionParameterUpdate(request, connection: connection.handle, timeout: timeout)
+        } catch {
+            connection.forgetConnectionUpdate(update)
+            throw .signaling(error)
+        }
+        do { return .l2cap(try await connection.waitForConnectionUpdate(update, timeout: timeout)) } catch { throw .connection(error) }
+    }
+
+    private func bothSupportParametersRequest() async -> Bool {
+        let connection = link.hci
+        guard connection.controller.info?.leFeatures.contains(.connectionParametersRequestProcedure) == true else { return false }
+        if let known = connection.remoteFeatures { return known.contains(.connectionParametersRequestProcedure) }
+        // Unknown features (the read failed or is not supported): L2CAP works with every central.
+        return (try? await connection.readRemoteFeatures())?.contains(.connectionParametersRequestProcedure) ?? false
+    }
+
+    /// Ends the link after everything queued for it was handed to the controller.
+    public func disconnect() async throws(PeripheralError) {
+        try await link.disconnect()
+    }
+
+    /// Waits for the link to end, by either side; the HCI reason.
+    public func disconnection() async throws(PeripheralError) -> HCIErrorCode {
+        try await link.disconnection()
+    }
+}

@@ -1,0 +1,221 @@
+"""GATT centrals: Bumble devices that connect to an exposed controller's connectable
+advertising (BareBLE as peripheral), pair, exchange the MTU, explore its GATT server and
+read, write and subscribe. Several at once (`add-central`, then `central NAME ACTION`).
+
+Each central is a Peer on its own controller (C4:4B:4D:00:02:NN, random static, also its
+SMP identity) with its own pairing settings (`pairing centralN ...`), its own in-memory
+bonds and its own ATT server MTU (what BareBLE's own Exchange MTU gets back). It can
+reconnect from a resolvable private address of its IRK (`connect ... rpa`), as a bonded
+phone does, and then encrypt with the bond (`encrypt`) instead of pairing."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from bumble import att, gatt, hci
+from bumble.core import UUID, PhysicalTransport
+from bumble.device import Peer as BumblePeer
+
+from radio_controller import RadioController
+from radio_gatt import uuid_text
+from radio_peers import Peer
+
+logger = logging.getLogger(__name__)
+
+GATT_CENTRAL_ADDRESS_PREFIX = 'C4:4B:4D:00:02'
+CONNECT_TIMEOUT = 10.0
+# Below BareBLE's 30 s ATT transaction timeout, so a refusal is reported before the test gives up.
+REQUEST_TIMEOUT = 10.0
+SCAN_TIMEOUT = 10.0
+_CPR = hci.LeFeatureMask.CONNECTION_PARAMETERS_REQUEST_PROCEDURE
+
+
+class WithoutParametersRequest(RadioController):
+    """A link layer without the Connection Parameters Request procedure (Core Vol 6 Part B
+    5.1.7): a peripheral must ask with L2CAP instead. A class default, since HCI Reset
+    restores those."""
+    le_features = hci.LeFeatureMask(RadioController.le_features & ~_CPR)
+
+
+class GattCentral(Peer):
+    def __init__(self, index: int, link, log, server_mtu: int, parameters_request: bool) -> None:
+        super().__init__(f'central{index}', f'BareBLE-GATT-Central-{index}',
+                         f'{GATT_CENTRAL_ADDRESS_PREFIX}:{index:02X}', link, log,
+                         controller_class=RadioController if parameters_request else WithoutParametersRequest)
+        self.device.gatt_server.max_mtu = server_mtu
+        self.connection = None
+        self.peer = None
+        self.powered: asyncio.Future | None = None
+
+    async def start(self) -> None:
+        await self.device.power_on()
+
+    def on_connection(self, connection) -> None:
+        super().on_connection(connection)
+
+        def on_parameters() -> None:
+            parameters = connection.parameters
+            self.log(event='connection-parameters', peer=self.name, address=str(connection.peer_address),
+                     interval=parameters.connection_interval, latency=parameters.peripheral_latency,
+                     timeout=parameters.supervision_timeout)
+
+        def on_mtu() -> None:
+            self.log(event='mtu', peer=self.name, address=str(connection.peer_address), mtu=connection.att_mtu)
+
+        connection.on(connection.EVENT_CONNECTION_PARAMETERS_UPDATE, on_parameters)
+        connection.on(connection.EVENT_CONNECTION_ATT_MTU_UPDATE, on_mtu)
+
+    # -- actions (`central NAME ACTION ...`) ------------------------------------------
+    def live(self):
+        if self.connection is None or self.connection.handle not in self.device.connections:
+            raise ValueError(f'{self.name} is not connected')
+        return self.connection
+
+    async def find(self, name: str) -> hci.Address:
+        found = asyncio.get_running_loop().create_future()
+
+        def on_advertisement(advertisement) -> None:
+            data = advertisement.data
+            heard = data.get(data.COMPLETE_LOCAL_NAME) or data.get(data.SHORTENED_LOCAL_NAME)
+            if isinstance(heard, bytes):
+                heard = heard.decode(errors='replace')
+            if heard == name and advertisement.is_connectable and not found.done():
+                found.set_result(advertisement.address)
+
+        self.device.on(self.device.EVENT_ADVERTISEMENT, on_advertisement)
+        await self.device.start_scanning(active=True)
+        try:
+            return await asyncio.wait_for(found, SCAN_TIMEOUT)
+        finally:
+            self.device.remove_listener(self.device.EVENT_ADVERTISEMENT, on_advertisement)
+            await self.device.stop_scanning()
+
+    async def action_connect(self, target: str, *options: str) -> dict:
+        """TARGET: an address (public unless `random` is given) or `name=LOCAL_NAME`, found
+        by an active scan. Options: `mtu=N` (Exchange MTU after connecting), `rpa`
+        (connect from a fresh resolvable private address of our IRK), `random`."""
+        settings = dict(option.partition('=')[::2] for option in options)
+        if self.powered is not None:
+            await self.powered
+        if target.startswith('name='):
+            address = await self.find(target[5:])
+        else:
+            kind = hci.Address.RANDOM_DEVICE_ADDRESS if 'random' in settings else hci.Address.PUBLIC_DEVICE_ADDRESS
+            address = hci.Address(target, kind)
+        own = self.device.static_address
+        if 'rpa' in settings:
+            own = hci.Address.generate_private_address(self.device.irk)
+        await self.device.send_command(hci.HCI_LE_Set_Random_Address_Command(random_address=own))
+        self.device.random_address = own
+        connection = await self.device.connect(address, transport=PhysicalTransport.LE,
+                                               own_address_type=hci.OwnAddressType.RANDOM,
+                                               timeout=CONNECT_TIMEOUT)
+        self.connection = connection
+        self.peer = BumblePeer(connection)
+        result = dict(handle=connection.handle, address=str(address), own_address=own.to_string(False))
+        if 'mtu' in settings:
+            result.update(await self.action_mtu(settings['mtu']))
+        return result
+
+    async def action_mtu(self, mtu: str) -> dict:
+        try:
+            agreed = await asyncio.wait_for(self.peer.request_mtu(int(mtu, 0)), REQUEST_TIMEOUT)
+        except Exception as error:  # an absent or slow server is reported, not fatal
+            return dict(mtu_error=type(error).__name__ + ': ' + str(error))
+        return dict(mtu=agreed)
+
+    async def action_pair(self) -> dict:
+        connection = self.live()
+        try:
+            await asyncio.wait_for(connection.pair(), timeout=40)
+        except Exception as error:  # the event log has the reason; the ack says it failed
+            return dict(paired=False, error=type(error).__name__ + ': ' + str(error))
+        return dict(paired=True, encrypted=bool(connection.encryption))
+
+    async def action_encrypt(self) -> dict:
+        connection = self.live()
+        try:
+            await asyncio.wait_for(connection.encrypt(), timeout=10)
+        except Exception as error:
+            return dict(encrypted=False, error=type(error).__name__ + ': ' + str(error))
+        return dict(encrypted=bool(connection.encryption))
+
+    async def action_disconnect(self) -> dict:
+        connection = self.live()
+        await connection.disconnect()
+        return dict(handle=connection.handle)
+
+    async def action_att(self, hex_pdu: str) -> dict:
+        """Sends raw ATT PDU bytes on the fixed channel (no response expected)."""
+        connection = self.live()
+        self.device.send_l2cap_pdu(connection.handle, att.ATT_CID, bytes.fromhex(hex_pdu))
+        return dict(length=len(hex_pdu) // 2)
+
+    async def action_discover(self) -> dict:
+        """Bumble's GATT discovery; the result is logged as a `gatt-discovered` event."""
+        self.live()
+        peer = self.peer
+        services = []
+        await asyncio.wait_for(peer.discover_services(), REQUEST_TIMEOUT)
+        for service in peer.services:
+            await asyncio.wait_for(peer.discover_characteristics(service=service), REQUEST_TIMEOUT)
+        for service in peer.services:
+            characteristics = []
+            for characteristic in service.characteristics:
+                descriptors = []
+                for descriptor in await asyncio.wait_for(peer.discover_descriptors(characteristic), REQUEST_TIMEOUT):
+                    descriptors.append(dict(handle=descriptor.handle, uuid=uuid_text(descriptor.type),
+                                            value=await self.readable(descriptor)))
+                readable = characteristic.properties & gatt.Characteristic.Properties.READ
+                characteristics.append(dict(
+                    value_handle=characteristic.handle, end=characteristic.end_group_handle,
+                    uuid=uuid_text(characteristic.uuid),
+                    properties=int(characteristic.properties),
+                    value=await self.readable(characteristic) if readable else None,
+                    descriptors=descriptors))
+            services.append(dict(handle=service.handle, end=service.end_group_handle, uuid=uuid_text(service.uuid),
+                                 characteristics=characteristics))
+        self.log(event='gatt-discovered', peer=self.name, services=services)
+        return dict(services=len(services), characteristics=sum(len(s['characteristics']) for s in services))
+
+    async def readable(self, attribute) -> str | dict:
+        try:
+            return (await asyncio.wait_for(self.peer.read_value(attribute), REQUEST_TIMEOUT)).hex()
+        except att.ATT_Error as error:
+            return dict(error=int(error.error_code))
+
+    async def action_read(self, handle: str) -> dict:
+        self.live()
+        try:
+            value = await asyncio.wait_for(self.peer.read_value(int(handle, 0)), REQUEST_TIMEOUT)
+        except att.ATT_Error as error:
+            return dict(error=int(error.error_code))
+        return dict(value=value.hex())
+
+    async def action_write(self, handle: str, hex_value: str, *flags: str) -> dict:
+        self.live()
+        with_response = 'command' not in flags
+        try:
+            await asyncio.wait_for(self.peer.write_value(int(handle, 0), bytes.fromhex(hex_value), with_response),
+                                   REQUEST_TIMEOUT)
+        except att.ATT_Error as error:
+            return dict(error=int(error.error_code))
+        return dict(written=True, with_response=with_response)
+
+    async def action_subscribe(self, uuid: str, *flags: str) -> dict:
+        """Subscribes to the (discovered) characteristic UUID; each value it sends is logged
+        as a `notification` event."""
+        self.live()
+        matches = self.peer.get_characteristics_by_uuid(UUID(uuid))
+        if not matches:
+            raise ValueError(f'no discovered characteristic {uuid}: run discover first')
+        characteristic = matches[0]
+
+        def on_value(value: bytes) -> None:
+            self.log(event='notification', peer=self.name, uuid=uuid_text(characteristic.uuid),
+                     handle=characteristic.handle, value=value.hex())
+
+        await asyncio.wait_for(self.peer.subscribe(characteristic, on_value, prefer_notify='indicate' not in flags),
+                               REQUEST_TIMEOUT)
+        return dict(handle=characteristic.handle)
