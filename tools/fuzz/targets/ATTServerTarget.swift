@@ -19,7 +19,10 @@ enum ATTServerTarget {
         let state = Lock(State())
         let sends = DispatchSemaphore(value: 0)
 
-        func start(receive: @escaping @Sendable ([UInt8]) -> Void, closed: @escaping @Sendable (ATTBearerError) -> Void) {
+        func start(
+            receive: @escaping @Sendable ([UInt8]) -> Void, oversized _: @escaping @Sendable (ATTOpcode?, Int) -> Void,
+            closed: @escaping @Sendable (ATTBearerError) -> Void
+        ) {
             state.withLock { $0.receive = receive }
         }
         func send(_ pdu: [UInt8]) throws(ATTBearerError) {
