@@ -96,6 +96,20 @@ final class HostLink: PeripheralLink {
     }
 
     func close() { security.close() }
+
+    /// The link's protection for ATT permission checks: encryption and key size from the
+    /// controller, how the key was made from this link's pairing (`keys`) or else the
+    /// peer's bond, which also says whether a key exists to encrypt with.
+    func attSecurity(pairedWith keys: PairingKeys?) -> ATTLinkSecurity {
+        let encryption = hci.encryption
+        let bond = saving.bonds?.bond(for: hci.peer)
+        guard encryption.isEncrypted else { return ATTLinkSecurity(hasLongTermKey: bond != nil) }
+        let keySize = encryption.keySize ?? keys?.keySize ?? bond?.localKeys.longTermKey.map { Int($0.keySize) } ?? 16
+        return ATTLinkSecurity(
+            isEncrypted: true, isAuthenticated: keys?.authenticated ?? bond?.authenticated ?? false,
+            isSecureConnections: keys?.secureConnections ?? bond?.secureConnections ?? false,
+            keySize: UInt8(clamping: keySize), hasLongTermKey: keys?.bonded == true || bond != nil)
+    }
 }
 
 extension PairingKeysSummary {
