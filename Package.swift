@@ -64,10 +64,11 @@ let package = Package(
         // shape, wiring the layers below per connection. No logic of its own beyond that.
         .target(name: "BareBLE", dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding"], swiftSettings: strict),
         // What the tools share: the transport options, JSON lines, stopping on Ctrl-C, the
-        // scan run (open, power on, scan until stopped).
+        // scan run (open, power on, scan until stopped), the pairing options and the
+        // terminal's side of pairing (central and peripheral tools alike).
         .target(
             name: "ToolSupport",
-            dependencies: ["BluetoothCore", "HCI", "HCITransport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["BluetoothCore", "HCI", "HCITransport", "BareBLE", "SMP", "Bonding", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/tool-support",
             swiftSettings: strict
         ),
