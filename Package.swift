@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "Beacon", targets: ["Beacon"]),
         .library(name: "BareBLE", targets: ["BareBLE"]),
         .executable(name: "bareble-central", targets: ["bareble-central"]),
+        .executable(name: "bareble-peripheral", targets: ["bareble-peripheral"]),
         .executable(name: "bareble-beacon", targets: ["bareble-beacon"]),
         .executable(name: "bareble-bench", targets: ["bareble-bench"]),
     ],
@@ -76,6 +77,12 @@ let package = Package(
             name: "bareble-central",
             dependencies: ["BareBLE", "GATT", "ATT", "HCI", "HCITransport", "Bonding", "SMP", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-central",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "bareble-peripheral",
+            dependencies: ["BareBLE", "GATT", "ATT", "HCI", "HCITransport", "BluetoothCore", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "tools/bareble-peripheral",
             swiftSettings: strict
         ),
         .executableTarget(
