@@ -1,5 +1,7 @@
 import ATT
 import BluetoothCore
+import Bonding
+import FoundationEssentials
 import GATT
 import L2CAP
 
@@ -30,6 +32,13 @@ import L2CAP
 /// Adding or removing services indicates Service Changed (Core 5.4 Vol 3 Part G 7.1) to
 /// every connected central subscribed to it; a confirmation makes that central
 /// change-aware again.
+///
+/// A bonded central's CCCDs and Client Supported Features are saved beside its bond (the
+/// policy's ``BondStore``, under ``bondedStateAttachment``) whenever they change, and
+/// restored when it comes back and encrypts with the bond (Part G 2.5.2.1, 3.3.3.3); not
+/// before, since until then only its address says who it is. When the database changed
+/// since they were saved, a central that had indications of Service Changed on is
+/// indicated the whole range, 0x0001-0xFFFF (Part G 7.1).
 public final class PeripheralManager: Sendable {
     /// What the manager did with value updates; zeros except the sent counts on a run whose
     /// centrals keep up.
@@ -45,7 +54,13 @@ public final class PeripheralManager: Sendable {
         public var indicationsFailed = 0
         /// Events a full ``events()`` stream dropped (its oldest).
         public var droppedEvents = 0
+        /// A bonded central's GATT state that could not be written to, or read from, the
+        /// bond store (it then starts as a new client).
+        public var bondedStateFailures = 0
     }
+
+    /// The name a bonded central's GATT state is kept under in the bond store.
+    public static let bondedStateAttachment = "gatt-client.json"
 
     /// How many events an ``events()`` stream keeps for a reader that falls behind.
     public static let eventBufferLimit = 256
@@ -55,7 +70,7 @@ public final class PeripheralManager: Sendable {
     private let serving: PeripheralServerStore
     private let listeners: Listeners<PeripheralManagerEvent>
     private let links: Lock<Links>
-    private let forwarding: Task<Void, Never>
+    private let forwarding = Lock<Task<Void, Never>?>(nil)
 
     struct Links: Sendable {
         var servers: [UInt16: ATTServer] = [:]
@@ -65,6 +80,8 @@ public final class PeripheralManager: Sendable {
         var waitingForRoom: Set<UInt16> = []
         /// An update was refused since the last ready event.
         var refused = false
+        /// Links whose bonded state was restored (once per link).
+        var restored: Set<UInt16> = []
         var statistics = Statistics()
     }
 
@@ -102,24 +119,35 @@ public final class PeripheralManager: Sendable {
         self.serving = serving
         self.listeners = listeners
         self.links = links
+        serving.clientStateChanged.withLock { $0 = { [weak self] context in self?.saveBondedState(bearer: context.bearer, peer: context.peer) } }
         let events = host.events()
-        forwarding = Task {
+        let task = Task { [weak self] in
             for await event in events {
-                if case let .disconnected(remote, _) = event {
+                switch event {
+                case let .disconnected(remote, _):
                     // A handle the controller already gave a new link keeps that link's server.
                     links.withLock { links in
                         if let server = remote.server, links.servers[remote.handle] === server {
                             links.servers[remote.handle] = nil
                             links.indicationsPending[remote.handle] = nil
+                            links.restored.remove(remote.handle)
                         }
                     }
+                case let .encryptionChanged(remote, true):
+                    // Before the event goes out, so its reader finds the state in place.
+                    self?.restoreBondedState(remote)
+                case let .paired(remote, _, bondSaved: true):
+                    self?.saveBondedState(bearer: remote.handle, peer: remote.identity)
+                default:
+                    break
                 }
                 report(.host(event))
             }
         }
+        forwarding.withLock { $0 = task }
     }
 
-    deinit { forwarding.cancel() }
+    deinit { forwarding.withLock { $0 }?.cancel() }
 
     /// Events from now on, for as long as the stream is iterated; a reader that falls
     /// behind loses the oldest beyond ``eventBufferLimit`` (counted).
@@ -159,16 +187,68 @@ public final class PeripheralManager: Sendable {
     private func indicate(_ change: GATTServerChange) {
         guard let handle = change.serviceChangedHandle else { return }
         for bearer in change.subscribers {
-            guard let server = links.withLock({ $0.servers[bearer] }) else { continue }
-            let store = store
-            Task {
-                // An unconfirmed indication leaves the central change-unaware: its next
-                // request is answered Database Out Of Sync (robust caching) instead.
-                if (try? await server.indicate(handle: handle, value: change.serviceChangedValue)) != nil {
-                    store.serviceChangedConfirmed(bearer: bearer)
-                }
-            }
+            indicateServiceChanged(change.changedHandles, handle: handle, bearer: bearer)
         }
+    }
+
+    /// Indicates `range` on the Service Changed characteristic at `handle` to `bearer`.
+    private func indicateServiceChanged(_ range: ClosedRange<UInt16>, handle: UInt16, bearer: UInt16) {
+        guard let server = links.withLock({ $0.servers[bearer] }) else { return }
+        // The first and last changed handle, little-endian (Part G 7.1).
+        let value = [range.lowerBound, range.upperBound].flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        Task { [weak self] in
+            // An unconfirmed indication leaves the central change-unaware: its next
+            // request is answered Database Out Of Sync (robust caching) instead.
+            let confirmed = (try? await server.indicate(handle: handle, value: value)) != nil
+            guard let self else { return }
+            let peer = server.context.peer
+            if confirmed {
+                store.serviceChangedConfirmed(bearer: bearer)
+                saveBondedState(bearer: bearer, peer: peer)
+            }
+            let request = Request(bearer: bearer, central: peer, handle: handle, characteristic: GATTUUID.serviceChanged, valueHandle: handle)
+            report(.serviceChanged(request, range: range, confirmed: confirmed))
+        }
+    }
+
+    // MARK: Bonded centrals
+
+    /// Writes what the bond keeps of the client on `bearer`, when `peer` is bonded.
+    private func saveBondedState(bearer: UInt16, peer: DeviceAddress?) {
+        guard let bonds = host.central.security.bonds, let peer, let bond = bonds.bond(for: peer) else { return }
+        do {
+            let bytes = try JSONEncoder().encode(store.bondedState(bearer: bearer))
+            try bonds.setAttachment(Array(bytes), name: Self.bondedStateAttachment, for: bond.peer)
+        } catch {
+            links.withLock { $0.statistics.bondedStateFailures += 1 }
+        }
+    }
+
+    /// A central encrypted with its bond: its saved state comes back (once per link), and
+    /// Service Changed when the database changed since.
+    private func restoreBondedState(_ remote: RemoteCentral) {
+        guard let bonds = host.central.security.bonds, let bond = bonds.bond(for: remote.identity),
+            links.withLock({ $0.servers[remote.handle] === remote.server && $0.restored.insert(remote.handle).inserted })
+        else { return }
+        let saved: GATTBondedClientState
+        do {
+            guard let bytes = try bonds.attachment(Self.bondedStateAttachment, for: bond.peer) else { return }
+            saved = try JSONDecoder().decode(GATTBondedClientState.self, from: Data(bytes))
+        } catch {
+            links.withLock { $0.statistics.bondedStateFailures += 1 }
+            return
+        }
+        store.restoreBondedState(saved, bearer: remote.handle)
+        let restored = store.bondedState(bearer: remote.handle)
+        guard !restored.wasChangeAware, let handle = store.database.characteristic(GATTUUID.serviceChanged)?.valueHandle,
+            ClientCharacteristicConfiguration(rawValue: restored.configurations[handle] ?? 0).contains(.indication)
+        else { return }
+        indicateServiceChanged(0x0001...0xFFFF, handle: handle, bearer: remote.handle)
+    }
+
+    private func report(_ event: PeripheralManagerEvent) {
+        let dropped = listeners.yield(event)
+        if dropped > 0 { links.withLock { $0.statistics.droppedEvents += dropped } }
     }
 
     // MARK: Values
@@ -261,10 +341,7 @@ public final class PeripheralManager: Sendable {
             links.refused = false
             return true
         }
-        if ready {
-            let dropped = listeners.yield(.readyToUpdateSubscribers)
-            if dropped > 0 { links.withLock { $0.statistics.droppedEvents += dropped } }
-        }
+        if ready { report(.readyToUpdateSubscribers) }
     }
 }
 

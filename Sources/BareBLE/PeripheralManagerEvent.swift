@@ -21,6 +21,11 @@ public enum PeripheralManagerEvent: Sendable {
     case subscribed(PeripheralManager.Request, ClientCharacteristicConfiguration)
     /// A central wrote a characteristic's CCCD with both off.
     case unsubscribed(PeripheralManager.Request)
+    /// A central was indicated Service Changed (services were added or removed while it was
+    /// connected, or before a bonded central came back): `confirmed` false when the link
+    /// ended or the confirmation did not come in time. A confirmation makes it
+    /// change-aware again.
+    case serviceChanged(PeripheralManager.Request, range: ClosedRange<UInt16>, confirmed: Bool)
     /// ``PeripheralManager/updateValue(_:for:onSubscribedCentrals:)`` returned false
     /// since the last of these, and the queues it found full have room again
     /// (`peripheralManagerIsReady(toUpdateSubscribers:)`).

@@ -9,6 +9,9 @@ final class PeripheralServerStore: ATTAttributeStore {
     let store: GATTServerStore
     private let receiveMTU: UInt16
     private let report: @Sendable (PeripheralManagerEvent) -> Void
+    /// Told after a write changed what a bond keeps of the client (a CCCD, Client Supported
+    /// Features); set once by the manager.
+    let clientStateChanged = Lock<(@Sendable (ATTServerContext) -> Void)?>(nil)
 
     init(store: GATTServerStore, receiveMTU: UInt16, report: @escaping @Sendable (PeripheralManagerEvent) -> Void) {
         self.store = store
@@ -41,8 +44,10 @@ final class PeripheralServerStore: ATTAttributeStore {
         {
             let wanted = configuration.intersection([.notification, .indication])
             report(wanted.isEmpty ? .unsubscribed(request) : .subscribed(request, wanted))
+            clientStateChanged.withLock { $0 }?(context)
         } else {
             report(.wrote(request, value: value, withResponse: kind != .command))
+            if attribute.type == GATTUUID.clientSupportedFeatures { clientStateChanged.withLock { $0 }?(context) }
         }
         return nil
     }

@@ -49,6 +49,10 @@ struct EventOutput: Sendable {
             line(request.members("subscribed") + [("kind", .string(kind))], text: "\(request.text) subscribed to \(kind)")
         case let .unsubscribed(request):
             line(request.members("unsubscribed"), text: "\(request.text) unsubscribed")
+        case let .serviceChanged(request, range, confirmed):
+            line([("event", .string("service-changed")), ("handle", .int(Int(request.bearer))), ("start", .int(Int(range.lowerBound))),
+                  ("end", .int(Int(range.upperBound))), ("confirmed", .bool(confirmed))],
+                 text: "link \(request.bearer): Service Changed \(handleText(range.lowerBound))-\(handleText(range.upperBound)) \(confirmed ? "confirmed" : "not confirmed")")
         case .readyToUpdateSubscribers:
             line(["event": .string("ready")], text: "the centrals' queues have room again")
         }
