@@ -3,6 +3,7 @@ import BareBLE
 import BluetoothCore
 import Foundation
 import GATT
+import HCI
 import Testing
 import TestSupport
 
@@ -207,5 +208,36 @@ import TestSupport
         let bytes = [range.lowerBound, range.upperBound].flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
         #expect(changed["value"] as? String == Hex.string(bytes).lowercased())
         #expect(manager.statistics.notificationsRefusedFull == 0)
+    }
+}
+
+extension PeripheralManagerVirtualRadio {
+    /// The README's battery example as written there, on the radio instead of hci:0, with
+    /// one update instead of a loop.
+    @Test("the README's battery service: Bumble reads 100, subscribes and is notified 99")
+    func readmeBatteryExample() async throws {
+        let central = try await PeripheralRadio.open()
+        defer { central.close() }
+        var data = AdvertisingDataBuilder()
+        data.flags(.generalDiscoverableLEOnly)
+        data.localName("Battery")
+        data.serviceUUIDs([BluetoothUUID("180F")!])
+        let level = GATTDatabase.Characteristic(uuid: BluetoothUUID("2A19")!, properties: [.read, .notify], value: [100])
+        let manager = try PeripheralManager(
+            central: central, advertising: PeripheralHost.Options(data: try data.build()),
+            services: [GATTDatabase.Service(uuid: BluetoothUUID("180F")!, characteristics: [level])])
+        try await manager.startAdvertising()
+        let handle = manager.database.characteristic(BluetoothUUID("2A19")!)!.valueHandle
+
+        let events = EventReader(manager.events())
+        let name = try await PeripheralRadio.addCentral()
+        try await PeripheralRadio.central(name, "connect name=Battery")
+        #expect(try await PeripheralRadio.central(name, "read \(handle)")["value"] as? String == "64")
+        try await PeripheralRadio.central(name, "discover", timeout: .seconds(30))
+        try await PeripheralRadio.central(name, "subscribe 2A19")
+        _ = try await events.next("subscription") { event -> Bool? in if case .subscribed = event { true } else { nil } }
+        #expect(manager.updateValue([99], for: handle))
+        let notified = try await PeripheralRadio.log.get().wait("notification") { $0["peer"] as? String == name && $0["uuid"] as? String == "2A19" }
+        #expect(notified["value"] as? String == "63")
     }
 }
