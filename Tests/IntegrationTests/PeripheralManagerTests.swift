@@ -164,6 +164,17 @@ import TestSupport
         }
         #expect(wrote.0 == [0xC0, 0xFF, 0xEE] && wrote.1)
         #expect(try await PeripheralRadio.central(name, "read \(long)")["value"] as? String == "c0ffee")
+
+        // Longer than ATT_MTU - 3: Bumble writes it with Prepare Write Requests and an
+        // Execute Write Request; the application sees the whole value once.
+        let longer = (0..<400).map { UInt8(truncatingIfNeeded: $0 * 3 + 1) }
+        let prepared = try await PeripheralRadio.central(name, "write \(long) \(Hex.string(longer))")
+        #expect(prepared["written"] as? Bool == true, "\(prepared)")
+        let whole = try await served.events.next("long write") { event -> [UInt8]? in
+            if case let .wrote(request, value, _) = event, request.valueHandle == long { value } else { nil }
+        }
+        #expect(whole == longer)
+        #expect(try await PeripheralRadio.central(name, "read \(long)")["value"] as? String == Hex.string(longer).lowercased())
     }
 
     @Test("notifications and indications reach Bumble's subscribed client; Service Changed is indicated when a service is added")
