@@ -57,6 +57,8 @@ public final class PeripheralManager: Sendable {
         /// A bonded central's GATT state that could not be written to, or read from, the
         /// bond store (it then starts as a new client).
         public var bondedStateFailures = 0
+        /// Bonded centrals' GATT states written to the bond store.
+        public var bondedStatesSaved = 0
     }
 
     /// The name a bonded central's GATT state is kept under in the bond store.
@@ -82,6 +84,10 @@ public final class PeripheralManager: Sendable {
         var refused = false
         /// Links whose bonded state was restored (once per link).
         var restored: Set<UInt16> = []
+        /// What the bond store holds for each connected bonded central, so a write that
+        /// changes nothing (a CCCD rewritten with its value) costs no file write; one
+        /// entry per connected bonded central, dropped at its disconnection.
+        var saved: [DeviceAddress: GATTBondedClientState] = [:]
         var statistics = Statistics()
     }
 
@@ -131,6 +137,7 @@ public final class PeripheralManager: Sendable {
                             links.servers[remote.handle] = nil
                             links.indicationsPending[remote.handle] = nil
                             links.restored.remove(remote.handle)
+                            links.saved[remote.identity] = nil
                         }
                     }
                 case let .encryptionChanged(remote, true):
@@ -216,9 +223,15 @@ public final class PeripheralManager: Sendable {
     /// Writes what the bond keeps of the client on `bearer`, when `peer` is bonded.
     private func saveBondedState(bearer: UInt16, peer: DeviceAddress?) {
         guard let bonds = host.central.security.bonds, let peer, let bond = bonds.bond(for: peer) else { return }
+        let state = store.bondedState(bearer: bearer)
+        guard links.withLock({ $0.saved[bond.peer] != state }) else { return }
         do {
-            let bytes = try JSONEncoder().encode(store.bondedState(bearer: bearer))
+            let bytes = try JSONEncoder().encode(state)
             try bonds.setAttachment(Array(bytes), name: Self.bondedStateAttachment, for: bond.peer)
+            links.withLock { links in
+                links.statistics.bondedStatesSaved += 1
+                links.saved[bond.peer] = state
+            }
         } catch {
             links.withLock { $0.statistics.bondedStateFailures += 1 }
         }
@@ -239,6 +252,7 @@ public final class PeripheralManager: Sendable {
             return
         }
         store.restoreBondedState(saved, bearer: remote.handle)
+        links.withLock { $0.saved[bond.peer] = saved }
         let restored = store.bondedState(bearer: remote.handle)
         guard !restored.wasChangeAware, let handle = store.database.characteristic(GATTUUID.serviceChanged)?.valueHandle,
             ClientCharacteristicConfiguration(rawValue: restored.configurations[handle] ?? 0).contains(.indication)

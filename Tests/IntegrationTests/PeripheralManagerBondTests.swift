@@ -57,3 +57,34 @@ extension PeripheralManagerVirtualRadio {
         #expect(manager.statistics.notificationsSent == sent + 1)
     }
 }
+
+extension PeripheralManagerVirtualRadio {
+    /// A bonded central's CCCD writes are saved to the bond store before they are answered;
+    /// one that writes the same CCCD over and over must not cost a file write (and fsync)
+    /// each time.
+    @Test("a bonded central rewriting its CCCD 20 times with the same value causes one save")
+    func repeatedCCCDWritesSaveOnce() async throws {
+        let central = try await PeripheralRadio.open()
+        defer { central.close() }
+        let address = try #require(central.controller.info?.address)
+        let bonds = try BondStore(directory: PeripheralHostPairing.bondDirectory(), identity: .public(address))
+        central.security = SecurityPolicy(bonds: bonds)
+        let manager = try PeripheralManager(
+            central: central, advertising: try PeripheralRadio.options(name: "BareBLE-PM-S"), services: Self.services())
+        let events = EventReader(manager.events())
+        try await manager.startAdvertising()
+        let log = try PeripheralRadio.log.get()
+        let name = try await PeripheralRadio.addCentral()
+        try await log.control("pairing \(name) io=no-input-no-output sc=1 mitm=0 bonding=1")
+        try await PeripheralRadio.central(name, "connect \(address)")
+        #expect(try await PeripheralRadio.central(name, "pair", timeout: .seconds(45))["paired"] as? Bool == true)
+        _ = try await events.next("pairing") { event -> Bool? in if case .host(.paired(_, _, bondSaved: true)) = event { true } else { nil } }
+        let cccd = try #require(manager.database.characteristic(Self.batteryLevel)?.clientCharacteristicConfigurationHandle)
+        let before = manager.statistics.bondedStatesSaved
+        for _ in 0..<20 {
+            #expect(try await PeripheralRadio.central(name, "write \(cccd) 0100")["written"] as? Bool == true)
+        }
+        #expect(manager.statistics.bondedStatesSaved == before + 1)
+        #expect(manager.statistics.bondedStateFailures == 0)
+    }
+}
