@@ -25,9 +25,9 @@ import L2CAP
 /// | `didSubscribeTo`, `didUnsubscribeFrom` | ``PeripheralManagerEvent/subscribed(_:_:)``, ``PeripheralManagerEvent/unsubscribed(_:)`` |
 /// | `CBCentral`, `maximumUpdateValueLength` | ``RemoteCentral``, its ``RemoteCentral/mtu`` - 3 |
 ///
-/// The same ``Central`` keeps its central role: it may connect to other peripherals while
-/// centrals are connected here, and each ``RemoteCentral``'s ``RemoteCentral/att`` client
-/// reads the central's own server (as an ANCS consumer does).
+/// Each accepted link carries our ATT client too: a `GATTClient` over
+/// ``RemoteCentral/att`` reads the central's own server (as an ANCS consumer does) while the
+/// central reads ours. The ``Central`` keeps its own central role beside it.
 ///
 /// Adding or removing services indicates Service Changed (Core 5.4 Vol 3 Part G 7.1) to
 /// every connected central subscribed to it; a confirmation makes that central

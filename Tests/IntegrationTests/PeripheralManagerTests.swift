@@ -252,3 +252,21 @@ extension PeripheralManagerVirtualRadio {
         #expect(notified["value"] as? String == "63")
     }
 }
+
+extension PeripheralManagerVirtualRadio {
+    /// The ANCS shape: a peripheral that is a GATT client of the central that connected to
+    /// it, on the same link, while that central is a client of ours.
+    @Test("on one accepted link we are GATT server and client at once: Bumble discovers us while we read its Device Name")
+    func serverAndClientOnOneLink() async throws {
+        let served = try await serve("BareBLE-PM-C")
+        defer { served.central.close() }
+        let client = GATTClient(att: served.link.att)
+        async let theirs = PeripheralRadio.central(served.name, "discover", timeout: .seconds(30))
+        let services = try await client.discoverAllPrimaryServices()
+        let gap = try #require(services.first { $0.uuid == BluetoothUUID(UInt16(0x1800)) })
+        let name = try #require(try await client.discoverCharacteristics(uuid: GATTUUID.deviceName, in: gap.handles).first)
+        let value = try await client.readValue(name.valueHandle)
+        #expect(String(decoding: value, as: UTF8.self) == "BareBLE-GATT-Central-\(served.name.dropFirst("central".count))")
+        #expect(try await theirs["services"] as? Int == served.manager.database.services.count)
+    }
+}
