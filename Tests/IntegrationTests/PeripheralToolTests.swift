@@ -100,3 +100,27 @@ import TestSupport
         #expect(exit.status == 0, "\(exit.errors)")
     }
 }
+
+extension PeripheralToolVirtualRadio {
+    /// `--database` reads a file a user may have edited or got from anywhere: bad JSON,
+    /// nesting that would exhaust the stack, and a file that is not an explore output are
+    /// refused with a message, before any controller is opened.
+    @Test("serve --database refuses broken, deeply nested and foreign files with a message")
+    func hostileDatabaseFiles() async throws {
+        let cases: [(String, String)] = [
+            ("{\"services\": [", "JSON"),
+            (String(repeating: "[", count: 200_000) + String(repeating: "]", count: 200_000), "nesting deeper than 64"),
+            ("{\"name\": \"not an explore output\"}", "has no \"services\""),
+            ("{\"services\": [{\"uuid\": \"180F\", \"characteristics\": [{\"uuid\": \"2A19\", \"properties\": 4096}]}]}", "without a UUID or properties"),
+        ]
+        for (contents, expected) in cases {
+            let file = RadioPeripheral.temporaryPath("hostile.json")
+            try contents.write(toFile: file, atomically: true, encoding: .utf8)
+            let tool = try ToolProcess(["serve", "--database", file, "--transport", "tcp:127.0.0.1:1"], tool: "bareble-peripheral", input: true)
+            defer { tool.stop() }
+            let exit = try await tool.finish()
+            #expect(exit.status == 1, "\(expected): \(exit.errors)")
+            #expect(exit.errors.contains(expected), "\(exit.errors)")
+        }
+    }
+}
