@@ -45,6 +45,9 @@ extension PeripheralManagerVirtualRadio {
         try await PeripheralRadio.central(name, "connect \(address)")
         let back = try await events.next("the central back") { event -> RemoteCentral? in if case let .host(.connected(link)) = event { link } else { nil } }
         #expect(manager.store.subscribers(of: battery)[back.handle] == nil, "nothing restored before encryption")
+        // It has a key: the server asks for encryption (0x0F), not for pairing (0x05).
+        let secret = try #require(manager.database.characteristic(Self.secret)).valueHandle
+        #expect(try await PeripheralRadio.central(name, "read \(secret)")["error"] as? Int == 0x0F)
         #expect(try await PeripheralRadio.central(name, "encrypt")["encrypted"] as? Bool == true)
         _ = try await events.next("encryption") { event -> Bool? in if case .host(.encryptionChanged(_, true)) = event { true } else { nil } }
         #expect(manager.store.subscribers(of: battery)[back.handle] == .notification)
@@ -52,6 +55,7 @@ extension PeripheralManagerVirtualRadio {
             if case let .serviceChanged(request, range, confirmed) = event, request.bearer == back.handle { (range, confirmed) } else { nil }
         }
         #expect(changed.0 == 0x0001...0xFFFF && changed.1)
+        #expect(try await PeripheralRadio.central(name, "read \(secret)")["value"] as? String == Hex.string(Array("secret".utf8)).lowercased())
         let sent = manager.statistics.notificationsSent
         #expect(manager.updateValue([42], for: battery))
         #expect(manager.statistics.notificationsSent == sent + 1)
