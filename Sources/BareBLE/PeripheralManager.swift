@@ -84,9 +84,10 @@ public final class PeripheralManager: Sendable {
         var refused = false
         /// Links whose bonded state was restored (once per link).
         var restored: Set<UInt16> = []
-        /// What the bond store holds for each connected bonded central, so a write that
-        /// changes nothing (a CCCD rewritten with its value) costs no file write; one
-        /// entry per connected bonded central, dropped at its disconnection.
+        /// What the bond store holds for each bonded central, by identity: read once when
+        /// the manager starts and kept with every save, so restoring needs no file I/O
+        /// (it may run on the server's path of a request) and a write that changes nothing
+        /// (a CCCD rewritten with its value) costs no file write. One entry per bond.
         var saved: [DeviceAddress: GATTBondedClientState] = [:]
         var statistics = Statistics()
     }
@@ -126,6 +127,12 @@ public final class PeripheralManager: Sendable {
         self.listeners = listeners
         self.links = links
         serving.clientStateChanged.withLock { $0 = { [weak self] context in self?.saveBondedState(bearer: context.bearer, peer: context.peer) } }
+        // Also before each request of an encrypted link, so a central's first request after
+        // encrypting already finds its state (and robust caching judges it by that).
+        serving.admitting.withLock { $0 = { [weak self] context in
+            if context.security.isEncrypted { self?.restoreBondedState(bearer: context.bearer) }
+        } }
+        loadBondedStates()
         let events = host.events()
         let task = Task { [weak self] in
             for await event in events {
@@ -137,12 +144,12 @@ public final class PeripheralManager: Sendable {
                             links.servers[remote.handle] = nil
                             links.indicationsPending[remote.handle] = nil
                             links.restored.remove(remote.handle)
-                            links.saved[remote.identity] = nil
                         }
                     }
                 case let .encryptionChanged(remote, true):
-                    // Before the event goes out, so its reader finds the state in place.
-                    self?.restoreBondedState(remote)
+                    // Before the event goes out, so its reader finds the state in place,
+                    // for a central that sends nothing and waits for notifications.
+                    self?.restoreBondedState(bearer: remote.handle)
                 case let .paired(remote, _, bondSaved: true):
                     self?.saveBondedState(bearer: remote.handle, peer: remote.identity)
                 default:
@@ -237,27 +244,41 @@ public final class PeripheralManager: Sendable {
         }
     }
 
-    /// A central encrypted with its bond: its saved state comes back (once per link), and
-    /// Service Changed when the database changed since.
-    private func restoreBondedState(_ remote: RemoteCentral) {
-        guard let bonds = host.central.security.bonds, let bond = bonds.bond(for: remote.identity),
-            links.withLock({ $0.servers[remote.handle] === remote.server && $0.restored.insert(remote.handle).inserted })
-        else { return }
-        let saved: GATTBondedClientState
-        do {
-            guard let bytes = try bonds.attachment(Self.bondedStateAttachment, for: bond.peer) else { return }
-            saved = try JSONDecoder().decode(GATTBondedClientState.self, from: Data(bytes))
-        } catch {
-            links.withLock { $0.statistics.bondedStateFailures += 1 }
-            return
+    /// Reads every bond's saved state into memory (once, at the start).
+    private func loadBondedStates() {
+        guard let bonds = host.central.security.bonds else { return }
+        for bond in bonds.bonds {
+            do {
+                guard let bytes = try bonds.attachment(Self.bondedStateAttachment, for: bond.peer) else { continue }
+                let state = try JSONDecoder().decode(GATTBondedClientState.self, from: Data(bytes))
+                links.withLock { $0.saved[bond.peer] = state }
+            } catch {
+                links.withLock { $0.statistics.bondedStateFailures += 1 }
+            }
         }
-        store.restoreBondedState(saved, bearer: remote.handle)
-        links.withLock { $0.saved[bond.peer] = saved }
-        let restored = store.bondedState(bearer: remote.handle)
+    }
+
+    /// The link `bearer` is encrypted with a bond: the central's saved state comes back
+    /// (once per link, from memory), and Service Changed when the database changed since.
+    /// Not on a link whose central paired on it: that pairing made a new bond, and what
+    /// the link holds is newer than anything saved.
+    private func restoreBondedState(bearer: UInt16) {
+        guard let bonds = host.central.security.bonds, let remote = host.links.first(where: { $0.handle == bearer }),
+            remote.isEncrypted, !remote.pairedOnThisLink, let bond = bonds.bond(for: remote.identity)
+        else { return }
+        let saved: GATTBondedClientState? = links.withLock { links in
+            guard links.servers[bearer] === remote.server, let saved = links.saved[bond.peer],
+                links.restored.insert(bearer).inserted
+            else { return nil }
+            return saved
+        }
+        guard let saved else { return }
+        store.restoreBondedState(saved, bearer: bearer)
+        let restored = store.bondedState(bearer: bearer)
         guard !restored.wasChangeAware, let handle = store.database.characteristic(GATTUUID.serviceChanged)?.valueHandle,
             ClientCharacteristicConfiguration(rawValue: restored.configurations[handle] ?? 0).contains(.indication)
         else { return }
-        indicateServiceChanged(0x0001...0xFFFF, handle: handle, bearer: remote.handle)
+        indicateServiceChanged(0x0001...0xFFFF, handle: handle, bearer: bearer)
     }
 
     private func report(_ event: PeripheralManagerEvent) {

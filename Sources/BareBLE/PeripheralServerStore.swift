@@ -12,6 +12,8 @@ final class PeripheralServerStore: ATTAttributeStore {
     /// Told after a write changed what a bond keeps of the client (a CCCD, Client Supported
     /// Features); set once by the manager.
     let clientStateChanged = Lock<(@Sendable (ATTServerContext) -> Void)?>(nil)
+    /// Told before each request or command is admitted; set once by the manager.
+    let admitting = Lock<(@Sendable (ATTServerContext) -> Void)?>(nil)
 
     init(store: GATTServerStore, receiveMTU: UInt16, report: @escaping @Sendable (PeripheralManagerEvent) -> Void) {
         self.store = store
@@ -53,6 +55,7 @@ final class PeripheralServerStore: ATTAttributeStore {
     }
 
     func admit(_ request: ATTPDU, context: ATTServerContext) -> ATTErrorCode? {
+        admitting.withLock { $0 }?(context)
         let error = store.admit(request, context: context)
         if error == nil, case let .exchangeMTURequest(exchange) = request {
             // What the server agrees on (Vol 3 Part G 5.2.1); later exchanges change nothing,

@@ -28,6 +28,9 @@ public final class RemoteCentral: Sendable, CustomStringConvertible {
         self.report = report
     }
 
+    /// The central paired on this link (its bond, if any, is from this connection).
+    var pairedOnThisLink: Bool { pairing.withLock { $0?.method != nil } }
+
     /// The link's protection as the ATT server checks permissions against it now.
     public var attSecurity: ATTLinkSecurity { link.attSecurity(pairedWith: pairing.withLock { $0 }) }
 

@@ -92,3 +92,45 @@ extension PeripheralManagerVirtualRadio {
         #expect(manager.statistics.bondedStateFailures == 0)
     }
 }
+
+extension PeripheralManagerVirtualRadio {
+    /// The state lives in the bond store, not only in the manager: a new manager on the same
+    /// controller and store (a restarted server) restores it.
+    @Test("a bonded central's subscription comes back from the bond store after the server restarts")
+    func bondedStateAcrossServerRestart() async throws {
+        let central = try await PeripheralRadio.open()
+        defer { central.close() }
+        let address = try #require(central.controller.info?.address)
+        let bonds = try BondStore(directory: PeripheralHostPairing.bondDirectory(), identity: .public(address))
+        central.security = SecurityPolicy(bonds: bonds)
+        let log = try PeripheralRadio.log.get()
+        let name = try await PeripheralRadio.addCentral()
+        try await log.control("pairing \(name) io=no-input-no-output sc=1 mitm=0 bonding=1")
+        do {
+            let first = try PeripheralManager(
+                central: central, advertising: try PeripheralRadio.options(name: "BareBLE-PM-R1"), services: Self.services())
+            let events = EventReader(first.events())
+            try await first.startAdvertising()
+            try await PeripheralRadio.central(name, "connect \(address)")
+            try await PeripheralRadio.central(name, "discover", timeout: .seconds(30))
+            #expect(try await PeripheralRadio.central(name, "pair", timeout: .seconds(45))["paired"] as? Bool == true)
+            _ = try await events.next("pairing") { event -> Bool? in if case .host(.paired(_, _, bondSaved: true)) = event { true } else { nil } }
+            try await PeripheralRadio.central(name, "subscribe \(Self.batteryLevel.description)")
+            _ = try await events.next("subscription") { event -> Bool? in if case .subscribed = event { true } else { nil } }
+            try await PeripheralRadio.central(name, "disconnect")
+            _ = try await events.next("disconnection") { event -> Bool? in if case .host(.disconnected) = event { true } else { nil } }
+            await first.stopAdvertising()
+        }
+        let second = try PeripheralManager(
+            central: central, advertising: try PeripheralRadio.options(name: "BareBLE-PM-R2"), services: Self.services())
+        let events = EventReader(second.events())
+        try await second.startAdvertising()
+        try await PeripheralRadio.central(name, "connect \(address)")
+        let back = try await events.next("the central back") { event -> RemoteCentral? in if case let .host(.connected(link)) = event { link } else { nil } }
+        #expect(try await PeripheralRadio.central(name, "encrypt")["encrypted"] as? Bool == true)
+        _ = try await events.next("encryption") { event -> Bool? in if case .host(.encryptionChanged(_, true)) = event { true } else { nil } }
+        let battery = try #require(second.database.characteristic(Self.batteryLevel)).valueHandle
+        #expect(second.store.subscribers(of: battery)[back.handle] == .notification)
+        #expect(second.statistics.bondedStateFailures == 0)
+    }
+}
