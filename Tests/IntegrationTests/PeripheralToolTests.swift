@@ -62,6 +62,11 @@ import TestSupport
         let handle = try #require(heartRate.last?["value_handle"] as? Int)
         #expect(try await log.control("central \(name) read \(handle)")["value"] as? String == "02")
         _ = try await tool.next("read") { $0["event"] as? String == "read" && $0["attribute"] as? Int == handle }
+        // Its CCCD written back to 0000: unsubscribed.
+        let cccd = try #require(subscribed.object["attribute"] as? Int)
+        #expect(try await log.control("central \(name) write \(cccd) 0000")["written"] as? Bool == true)
+        let unsubscribed = try await tool.next("unsubscribed") { $0["event"] as? String == "unsubscribed" }
+        #expect(unsubscribed.object["uuid"] as? String == "2A37")
         try tool.type("bogus")
         let refused = try await tool.next("error") { $0["event"] as? String == "error" }
         #expect(refused.object["command"] as? String == "bogus")
