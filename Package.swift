@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "Beacon", targets: ["Beacon"]),
         .library(name: "BareBLE", targets: ["BareBLE"]),
         .executable(name: "bareble-central", targets: ["bareble-central"]),
+        .executable(name: "bareble-peripheral", targets: ["bareble-peripheral"]),
         .executable(name: "bareble-beacon", targets: ["bareble-beacon"]),
         .executable(name: "bareble-bench", targets: ["bareble-bench"]),
     ],
@@ -64,10 +65,11 @@ let package = Package(
         // shape, wiring the layers below per connection. No logic of its own beyond that.
         .target(name: "BareBLE", dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding"], swiftSettings: strict),
         // What the tools share: the transport options, JSON lines, stopping on Ctrl-C, the
-        // scan run (open, power on, scan until stopped).
+        // scan run (open, power on, scan until stopped), the pairing options and the
+        // terminal's side of pairing (central and peripheral tools alike).
         .target(
             name: "ToolSupport",
-            dependencies: ["BluetoothCore", "HCI", "HCITransport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["BluetoothCore", "HCI", "HCITransport", "BareBLE", "SMP", "Bonding", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/tool-support",
             swiftSettings: strict
         ),
@@ -75,6 +77,12 @@ let package = Package(
             name: "bareble-central",
             dependencies: ["BareBLE", "GATT", "ATT", "HCI", "HCITransport", "Bonding", "SMP", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-central",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "bareble-peripheral",
+            dependencies: ["BareBLE", "GATT", "ATT", "HCI", "HCITransport", "BluetoothCore", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "tools/bareble-peripheral",
             swiftSettings: strict
         ),
         .executableTarget(

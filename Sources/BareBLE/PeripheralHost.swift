@@ -67,15 +67,15 @@ public final class PeripheralHost: Sendable {
         public let identity: DeviceAddress
         /// The link's bearer, for the server's responses, notifications and indications.
         public let bearer: any ATTBearer
-        /// The link's protection now, for permission checks (it changes as the link is
-        /// paired or encrypted; read it per request).
-        public let security: @Sendable () -> ATTLinkSecurity
+        /// The link's protection as it comes up (unencrypted; whether a bond holds a key).
+        /// The host updates the server's copy at every encryption change and pairing.
+        public let security: ATTLinkSecurity
     }
 
-    /// Returns the handler of the central's requests, commands and confirmations on one
-    /// link (nil: they are counted and ignored). Called on the transport's reader thread
-    /// as the link comes up: build, do not wait.
-    public typealias ServerAttachment = @Sendable (LinkSetup) -> (@Sendable (ATTPDU) -> Void)?
+    /// Returns the ATT server of one link, made on `LinkSetup/bearer` (nil: the central's
+    /// requests are counted and ignored). Called on the transport's reader thread as the
+    /// link comes up: build, do not wait.
+    public typealias ServerAttachment = @Sendable (LinkSetup) -> ATTServer?
 
     /// What the host dropped or refused; zeros on a healthy run except ``advertisingStarts``.
     public struct Statistics: Sendable, Equatable {
@@ -324,11 +324,11 @@ public final class PeripheralHost: Sendable {
             refuse(connection, why: "\(error)")
             return
         }
-        let handler = server?(LinkSetup(
+        let attServer = server?(LinkSetup(
             handle: handle, address: link.peer, identity: link.identity, bearer: link.bearer,
-            security: { [weak link] in link?.linkSecurity ?? .open }))
-        let att = ATTClient(bearer: link.bearer, serverPDUHandler: handler)
-        let remote = RemoteCentral(link: link, att: att) { [weak self] event in self?.emit(event) }
+            security: link.linkSecurity))
+        let att = ATTClient(bearer: link.bearer, server: attServer)
+        let remote = RemoteCentral(link: link, att: att, server: attServer) { [weak self] event in self?.emit(event) }
         state.withLock { $0.links[handle] = remote }
         emit(.connected(remote))
         Task { [weak self] in
@@ -357,6 +357,7 @@ public final class PeripheralHost: Sendable {
 
     private func pairingEnded(handle: UInt16, _ result: Result<PairingKeys, PairingError>, saved: Result<Bool, BondStoreError>?) {
         guard let remote = remote(handle) else { return }
+        if case let .success(keys) = result { remote.securityChanged(pairedWith: keys) }
         switch result {
         case let .success(keys) where keys.method != nil:
             let stored = if case .success(true)? = saved { true } else { false }
@@ -370,6 +371,7 @@ public final class PeripheralHost: Sendable {
 
     private func encryptionChanged(handle: UInt16, _ event: EncryptionEvent) {
         guard let remote = remote(handle) else { return }
+        remote.securityChanged(pairedWith: nil)
         switch event {
         case .encrypted: emit(.encryptionChanged(remote, encrypted: true))
         case .unencrypted: emit(.encryptionChanged(remote, encrypted: false))

@@ -14,12 +14,30 @@ public final class RemoteCentral: Sendable, CustomStringConvertible {
     /// handler the host's attachment returned (or are counted in
     /// ``ATTClient/Statistics/ignoredPDUs`` without one).
     public let att: ATTClient
+    /// Our ATT server on this link, when the host's attachment made one.
+    public let server: ATTServer?
     private let report: @Sendable (PeripheralHostEvent) -> Void
+    /// The keys of the latest pairing on this link: until its bond is saved (or when it does
+    /// not bond) they are the only record of how the link's key was made.
+    private let pairing = Lock<PairingKeys?>(nil)
 
-    init(link: HostLink, att: ATTClient, report: @escaping @Sendable (PeripheralHostEvent) -> Void) {
+    init(link: HostLink, att: ATTClient, server: ATTServer?, report: @escaping @Sendable (PeripheralHostEvent) -> Void) {
         self.link = link
         self.att = att
+        self.server = server
         self.report = report
+    }
+
+    /// The central paired on this link (its bond, if any, is from this connection).
+    var pairedOnThisLink: Bool { pairing.withLock { $0?.method != nil } }
+
+    /// Encryption changed or a pairing ended (on the reader thread, before the central's
+    /// next PDU): the server judges the next request by the new protection, and by the
+    /// bonded identity once one is known.
+    func securityChanged(pairedWith keys: PairingKeys?) {
+        if let keys { pairing.withLock { $0 = keys } }
+        server?.updateSecurity(linkSecurity)
+        server?.updatePeer(link.identity)
     }
 
     public var connection: Connection { link.hci }

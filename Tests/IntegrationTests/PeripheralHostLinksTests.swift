@@ -15,14 +15,13 @@ import TestSupport
         let central = try await PeripheralRadio.open()
         defer { central.close() }
         let address = try #require(central.controller.info?.address)
-        let requests = Lock<[UInt16: Int]>([:])
-        let (arrivals, arrived) = AsyncStream.makeStream(of: UInt16.self)
+        // One attribute at handle 1, served to every link by its own ATT server.
+        let store = InMemoryAttributeStore([(ATTAttribute(handle: 1, type: BluetoothUUID(UInt16(0x2A00)), permissions: .readOnly), [0x42])])
+        let servers = Lock<[UInt16: ATTServer]>([:])
         let host = try PeripheralHost(central: central, options: try PeripheralRadio.options(name: "BareBLE-Links")) { setup in
-            // Stands in for the ATT server: counts what each central sends as a client.
-            { [handle = setup.handle] _ in
-                requests.withLock { $0[handle, default: 0] += 1 }
-                arrived.yield(handle)
-            }
+            let server = ATTServer(bearer: setup.bearer, store: store, bearerID: setup.handle)
+            servers.withLock { $0[setup.handle] = server }
+            return server
         }
         let events = HostEvents(host)
         try await host.start()
@@ -58,12 +57,11 @@ import TestSupport
             #expect(try await link.exchangeMTU(517) == UInt16(mtu))
             #expect(link.mtu == UInt16(mtu))
         }
-        // A central's requests reach this link's server handler only (Read Request, handle 1).
+        // A central's request reaches this link's server only (Read Request, handle 1).
         let second = try #require(links[try PeripheralRadio.address(of: names[1])])
-        try await PeripheralRadio.central(names[1], "att 0a0100")
-        var arrivalsIterator = arrivals.makeAsyncIterator()
-        #expect(await arrivalsIterator.next() == second.handle)
-        #expect(requests.withLock { $0 } == [second.handle: 1])
+        #expect(try await PeripheralRadio.central(names[1], "read 1")["value"] as? String == "42")
+        let answered = servers.withLock { $0 }.mapValues(\.statistics.requestsAnswered).filter { $0.value > 0 }
+        #expect(answered == [second.handle: 1])
 
         // One leaves; advertising resumes and a fifth central connects.
         let leaving = try #require(links[try PeripheralRadio.address(of: names[0])])

@@ -71,13 +71,24 @@ enum PeripheralRadio {
 }
 
 /// Reads a host's events in order, each wait with a deadline.
-final class HostEvents: @unchecked Sendable {
-    private var iterator: AsyncStream<PeripheralHostEvent>.Iterator
+typealias HostEvents = EventReader<PeripheralHostEvent>
 
-    init(_ host: PeripheralHost) { iterator = host.events().makeAsyncIterator() }
+extension EventReader where Event == PeripheralHostEvent {
+    convenience init(_ host: PeripheralHost) { self.init(host.events()) }
+
+    func connected(timeout: Duration = .seconds(45)) async throws -> RemoteCentral {
+        try await next("connection", timeout: timeout) { if case let .connected(link) = $0 { link } else { nil } }
+    }
+}
+
+/// Reads an event stream in order, each wait with a deadline.
+final class EventReader<Event: Sendable>: @unchecked Sendable {
+    private var iterator: AsyncStream<Event>.Iterator
+
+    init(_ stream: AsyncStream<Event>) { iterator = stream.makeAsyncIterator() }
 
     /// The next event `matching` returns a value for (others are skipped), within `timeout`.
-    func next<T: Sendable>(_ what: String, timeout: Duration = .seconds(45), _ matching: @escaping @Sendable (PeripheralHostEvent) -> T?) async throws -> T {
+    func next<T: Sendable>(_ what: String, timeout: Duration = .seconds(45), _ matching: @escaping @Sendable (Event) -> T?) async throws -> T {
         let box = IteratorBox(iterator)
         let found: T? = try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
@@ -100,12 +111,8 @@ final class HostEvents: @unchecked Sendable {
     }
 
     final class IteratorBox: @unchecked Sendable {
-        var iterator: AsyncStream<PeripheralHostEvent>.Iterator
-        init(_ iterator: AsyncStream<PeripheralHostEvent>.Iterator) { self.iterator = iterator }
-        func next() async -> PeripheralHostEvent? { await iterator.next() }
-    }
-
-    func connected(timeout: Duration = .seconds(45)) async throws -> RemoteCentral {
-        try await next("connection", timeout: timeout) { if case let .connected(link) = $0 { link } else { nil } }
+        var iterator: AsyncStream<Event>.Iterator
+        init(_ iterator: AsyncStream<Event>.Iterator) { self.iterator = iterator }
+        func next() async -> Event? { await iterator.next() }
     }
 }

@@ -5,8 +5,8 @@ import Glibc
 /// Lines typed on standard input, each read with a deadline: pairing must answer before the
 /// SMP timer (30 s) ends it, so a prompt nobody answers, or a closed stdin, has to give up
 /// on its own rather than block the pairing until the peer times out.
-final class TerminalInput: Sendable {
-    enum Answer: Sendable, Equatable {
+public final class TerminalInput: Sendable {
+    public enum Answer: Sendable, Equatable {
         case line(String)
         /// End of file: nothing will ever be typed (stdin is /dev/null, a closed pipe, Ctrl-D).
         case closed
@@ -14,7 +14,7 @@ final class TerminalInput: Sendable {
         case timedOut
     }
 
-    static let shared = TerminalInput()
+    public static let shared = TerminalInput()
 
     private struct Buffer {
         var pending: [UInt8] = []
@@ -24,10 +24,10 @@ final class TerminalInput: Sendable {
     private let buffer = Lock(Buffer())
     /// Reads block a thread for up to the deadline: one of Dispatch's, never one of the two
     /// cooperative threads SMP's own tasks run on.
-    private let queue = DispatchQueue(label: "bareble-central.stdin")
+    private let queue = DispatchQueue(label: "bareble.stdin")
 
     /// The next line (without its newline), or why there is none by `timeout`.
-    func line(within timeout: Duration) async -> Answer {
+    public func line(within timeout: Duration) async -> Answer {
         let deadline = ContinuousClock.now + timeout
         return await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: self.readLine(until: deadline)) }

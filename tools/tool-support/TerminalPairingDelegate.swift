@@ -1,7 +1,6 @@
 import BluetoothCore
 import Glibc
 import SMP
-import ToolSupport
 
 /// The user's side of pairing on a terminal: a passkey to type on the device is shown, a
 /// passkey the device shows is asked for, a numeric comparison is asked as y/n. Questions
@@ -11,24 +10,24 @@ import ToolSupport
 /// when stdin is closed: the pairing is then cancelled with the specification's reason
 /// (Passkey Entry Failed, Numeric Comparison Failed) instead of waiting for the peer to
 /// time out, and the message says why.
-struct TerminalPairingDelegate: PairingDelegate {
+public struct TerminalPairingDelegate: PairingDelegate {
     /// Seconds a question waits for an answer. The SMP timer runs from our last PDU before
     /// the question, so an answer given within this still leaves the pairing time to go on.
     let answerTimeout: Double
     let input: TerminalInput
 
-    init(answerTimeout: Double, input: TerminalInput = .shared) {
+    public init(answerTimeout: Double, input: TerminalInput = .shared) {
         self.answerTimeout = answerTimeout
         self.input = input
     }
 
     private var timeout: Duration { .milliseconds(Int64((answerTimeout * 1000).rounded())) }
 
-    func displayPasskey(_ passkey: UInt32, peer: DeviceAddress) async {
+    public func displayPasskey(_ passkey: UInt32, peer: DeviceAddress) async {
         writePrompt("pairing with \(peer): type the passkey \(passkeyText(passkey)) on the device\n")
     }
 
-    func enterPasskey(peer: DeviceAddress) async -> UInt32? {
+    public func enterPasskey(peer: DeviceAddress) async -> UInt32? {
         let deadline = ContinuousClock.now + timeout
         writePrompt("pairing with \(peer): type the 6-digit passkey the device shows, then Enter (within \(Self.seconds(answerTimeout)) s): ")
         while true {
@@ -49,7 +48,7 @@ struct TerminalPairingDelegate: PairingDelegate {
         }
     }
 
-    func confirmNumericComparison(_ value: UInt32, peer: DeviceAddress) async -> Bool {
+    public func confirmNumericComparison(_ value: UInt32, peer: DeviceAddress) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         writePrompt("pairing with \(peer): does the device show \(passkeyText(value))? [y/n] (within \(Self.seconds(answerTimeout)) s): ")
         while true {
@@ -86,7 +85,7 @@ struct TerminalPairingDelegate: PairingDelegate {
 }
 
 extension String {
-    var trimmingWhitespace: String {
+    public var trimmingWhitespace: String {
         var characters = Substring(self)
         while characters.first?.isWhitespace == true { characters.removeFirst() }
         while characters.last?.isWhitespace == true { characters.removeLast() }

@@ -4,36 +4,37 @@ import BluetoothCore
 import Bonding
 import Glibc
 import SMP
-import ToolSupport
 
 /// How a connecting subcommand secures the link: the pairing it offers, where bonds live,
 /// and whether a refused read or write pairs and retries on its own.
-struct PairingOptions: ParsableArguments {
+public struct PairingOptions: ParsableArguments, Sendable {
+    public init() {}
+
     @Option(help: "Our IO capability when pairing: display-only, display-yesno, keyboard-only, no-input-no-output or keyboard-display.")
-    var io: IOCapabilityArgument = .init(.noInputNoOutput)
+    public var io: IOCapabilityArgument = .init(.noInputNoOutput)
 
     @Flag(name: .customLong("sc-only"), help: "Secure Connections Only: refuse legacy pairing and keys shorter than 16 octets.")
-    var secureConnectionsOnly = false
+    public var secureConnectionsOnly = false
 
     @Flag(name: .customLong("no-bond"), help: "Pair for this connection only: store no keys.")
-    var noBond = false
+    public var noBond = false
 
     @Flag(name: .customLong("no-auto-pair"), help: "Do not pair when the device refuses an operation for want of encryption: report the refusal instead.")
-    var noAutoPair = false
+    public var noAutoPair = false
 
     @Option(name: .customLong("answer-timeout"), help: "Seconds to wait for a typed passkey or a y/n answer before cancelling the pairing (below the 30 s SMP timeout).")
-    var answerTimeout: Double = 25
+    public var answerTimeout: Double = 25
 
     @Option(name: .customLong("bond-dir"), help: "The bond directory (default $XDG_STATE_HOME/bareble/bonds, else ~/.local/state/bareble/bonds). Unused on hci-raw, where the kernel keeps the keys.")
-    var bondDirectory: String = BondDirectory.defaultPath
+    public var bondDirectory: String = BondDirectory.defaultPath
 
-    func validate() throws {
+    public func validate() throws {
         guard answerTimeout.isFinite, answerTimeout > 0, answerTimeout < 30 else {
             throw ValidationError("--answer-timeout \(answerTimeout) must be more than 0 and less than 30 seconds: the device gives up on the pairing after 30 s without an answer")
         }
     }
 
-    var configuration: PairingConfiguration {
+    public var configuration: PairingConfiguration {
         PairingConfiguration(
             ioCapability: io.value, bonding: !noBond, mitm: io.value != .noInputNoOutput,
             secureConnectionsOnly: secureConnectionsOnly)
@@ -43,7 +44,7 @@ struct PairingOptions: ParsableArguments {
     /// directory under that identity (none beside the kernel, which keeps its own), and the
     /// terminal answering passkey and comparison questions, so a pairing started on its own
     /// (a refused read, a Security Request) can ask as well as `pair` can.
-    func policy(address: BluetoothAddress, kernel: Bool) throws -> SecurityPolicy {
+    public func policy(address: BluetoothAddress, kernel: Bool) throws -> SecurityPolicy {
         var bonds: BondStore?
         if !kernel {
             do {
@@ -59,16 +60,16 @@ struct PairingOptions: ParsableArguments {
 }
 
 /// `--io` on the command line.
-struct IOCapabilityArgument: ExpressibleByArgument {
-    let value: IOCapability
+public struct IOCapabilityArgument: ExpressibleByArgument, Sendable {
+    public let value: IOCapability
 
-    init(_ value: IOCapability) { self.value = value }
+    public init(_ value: IOCapability) { self.value = value }
 
-    init?(argument: String) {
+    public init?(argument: String) {
         guard let found = IOCapability(name: argument) else { return nil }
         value = found
     }
 
-    var defaultValueDescription: String { value.name }
-    static var allValueStrings: [String] { IOCapability.allCases.map(\.name) }
+    public var defaultValueDescription: String { value.name }
+    public static var allValueStrings: [String] { IOCapability.allCases.map(\.name) }
 }

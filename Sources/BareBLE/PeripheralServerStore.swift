@@ -1,0 +1,83 @@
+import ATT
+import BluetoothCore
+import GATT
+
+/// The ``GATTServerStore`` as each link's ``ATTServer`` serves it, with the application told
+/// of what centrals did: every call goes to the store unchanged, and what succeeded is
+/// reported as a ``PeripheralManagerEvent`` after the store has taken it.
+final class PeripheralServerStore: ATTAttributeStore {
+    let store: GATTServerStore
+    private let receiveMTU: UInt16
+    private let report: @Sendable (PeripheralManagerEvent) -> Void
+    /// Told after a write changed what a bond keeps of the client (a CCCD, Client Supported
+    /// Features); set once by the manager.
+    let clientStateChanged = Lock<(@Sendable (ATTServerContext) -> Void)?>(nil)
+    /// Told before each request or command is admitted; set once by the manager.
+    let admitting = Lock<(@Sendable (ATTServerContext) -> Void)?>(nil)
+
+    init(store: GATTServerStore, receiveMTU: UInt16, report: @escaping @Sendable (PeripheralManagerEvent) -> Void) {
+        self.store = store
+        self.receiveMTU = receiveMTU
+        self.report = report
+    }
+
+    func attributes(in range: ClosedRange<UInt16>, limit: Int) -> [ATTAttribute] { store.attributes(in: range, limit: limit) }
+
+    func attribute(at handle: UInt16) -> ATTAttribute? { store.attribute(at: handle) }
+
+    func authorize(_ attribute: ATTAttribute, operation: ATTOperation, context: ATTServerContext) async -> ATTErrorCode? {
+        await store.authorize(attribute, operation: operation, context: context)
+    }
+
+    func read(_ attribute: ATTAttribute, context: ATTServerContext) async -> Result<[UInt8], ATTErrorCode> {
+        let result = await store.read(attribute, context: context)
+        if case .success = result, case let request = request(attribute.handle, context), request.valueHandle == attribute.handle {
+            report(.read(request))
+        }
+        return result
+    }
+
+    func write(_ attribute: ATTAttribute, value: [UInt8], kind: ATTWriteKind, context: ATTServerContext) async -> ATTErrorCode? {
+        let error = await store.write(attribute, value: value, kind: kind, context: context)
+        guard error == nil else { return error }
+        let request = request(attribute.handle, context)
+        if attribute.type == GATTUUID.clientCharacteristicConfiguration,
+            let configuration = try? ClientCharacteristicConfiguration(bytes: value)
+        {
+            let wanted = configuration.intersection([.notification, .indication])
+            report(wanted.isEmpty ? .unsubscribed(request) : .subscribed(request, wanted))
+            clientStateChanged.withLock { $0 }?(context)
+        } else {
+            report(.wrote(request, value: value, withResponse: kind != .command))
+            if attribute.type == GATTUUID.clientSupportedFeatures { clientStateChanged.withLock { $0 }?(context) }
+        }
+        return nil
+    }
+
+    func admit(_ request: ATTPDU, context: ATTServerContext) -> ATTErrorCode? {
+        admitting.withLock { $0 }?(context)
+        let error = store.admit(request, context: context)
+        if error == nil, case let .exchangeMTURequest(exchange) = request {
+            // What the server agrees on (Vol 3 Part G 5.2.1); later exchanges change nothing,
+            // and a client sends one at most.
+            let mtu = max(ATTConstants.minimumLEMTU, min(exchange.clientRxMTU, receiveMTU))
+            report(.mtu(PeripheralManager.Request(bearer: context.bearer, central: context.peer, handle: 0), mtu: mtu))
+        }
+        return error
+    }
+
+    func bearerClosed(_ context: ATTServerContext) { store.bearerClosed(context) }
+
+    /// The request naming `handle`, with the characteristic it belongs to when it is a
+    /// characteristic's value or descriptor.
+    private func request(_ handle: UInt16, _ context: ATTServerContext) -> PeripheralManager.Request {
+        var request = PeripheralManager.Request(bearer: context.bearer, central: context.peer, handle: handle)
+        for service in store.database.services where service.handles.contains(handle) {
+            for characteristic in service.characteristics where (characteristic.valueHandle...characteristic.endHandle).contains(handle) {
+                request.characteristic = characteristic.uuid
+                request.valueHandle = characteristic.valueHandle
+            }
+        }
+        return request
+    }
+}

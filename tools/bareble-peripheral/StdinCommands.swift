@@ -1,0 +1,65 @@
+import BareBLE
+import BluetoothCore
+import GATT
+import ToolSupport
+
+/// The commands `serve` takes on stdin, one per line, each answered with a `sent` or
+/// `error` line.
+struct StdinCommands {
+    let manager: PeripheralManager
+    let output: EventOutput
+
+    /// Reads until stdin closes (serving goes on) or the task is cancelled. Each read waits
+    /// at most a second, so a pairing question asked meanwhile gets the next line typed.
+    func run() async {
+        while !Task.isCancelled {
+            switch await TerminalInput.shared.line(within: .seconds(1)) {
+            case .closed: return
+            case .timedOut: continue
+            case let .line(text): await perform(text.trimmingWhitespace)
+            }
+        }
+    }
+
+    private func perform(_ command: String) async {
+        let words = command.split(separator: " ").map(String.init)
+        guard let verb = words.first else { return }
+        switch (verb, words.count) {
+        case ("disconnect", 1):
+            let links = manager.centrals
+            for link in links { try? await link.disconnect() }
+            output.line([("event", .string("sent")), ("command", .string(command)), ("centrals", .int(links.count))], text: "disconnected \(links.count) centrals")
+        case ("notify", 3), ("indicate", 3), ("set", 3):
+            guard let selector = AttributeSelector(words[1]), let value = Hex.bytes(words[2]) else {
+                return fail(command, "give \(verb) UUID|HANDLE HEX")
+            }
+            guard let characteristic = characteristic(selector) else { return fail(command, "no characteristic \(selector)") }
+            let wanted: ClientCharacteristicConfiguration = verb == "notify" ? .notification : .indication
+            // `set` stores and tells every subscriber; notify and indicate only those
+            // subscribed that way.
+            let centrals: [RemoteCentral]? = verb == "set" ? nil : manager.centrals.filter { link in
+                manager.store.subscribers(of: characteristic.valueHandle)[link.handle]?.contains(wanted) == true
+            }
+            if verb != "set", centrals?.isEmpty == true {
+                manager.store.setValue(value, at: characteristic.valueHandle)
+                return output.line([("event", .string("sent")), ("command", .string(command)), ("subscribers", .int(0))], text: "nobody is subscribed: \(characteristic.uuid) set, not sent")
+            }
+            let delivered = manager.updateValue(value, for: characteristic.valueHandle, onSubscribedCentrals: centrals)
+            output.line([("event", .string(delivered ? "sent" : "queue-full")), ("command", .string(command))],
+                        text: delivered ? "\(verb): \(characteristic.uuid) \(Hex.string(value))" : "a central's queue is full: send again after the ready event")
+        default:
+            fail(command, "commands: notify CHAR HEX, indicate CHAR HEX, set CHAR HEX, disconnect")
+        }
+    }
+
+    private func characteristic(_ selector: AttributeSelector) -> GATTDatabase.Characteristic? {
+        switch selector {
+        case let .uuid(uuid): manager.database.characteristic(uuid)
+        case let .handle(handle): manager.database.characteristic(valueHandle: handle)
+        }
+    }
+
+    private func fail(_ command: String, _ why: String) {
+        output.line([("event", .string("error")), ("command", .string(command)), ("error", .string(why))], text: "\(command): \(why)")
+    }
+}
