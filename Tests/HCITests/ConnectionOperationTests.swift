@@ -12,7 +12,7 @@ import TestSupport
         let connection = try await bench.connected()
         let finished = Lock(false)
         let disconnecting = Task {
-            try await connection.disconnect()
+            try await connection.disconnect(timeout: .seconds(60))
             finished.withLock { $0 = true }
         }
         try await waitUntil { bench.sentOpcodes().last == Disconnect.opcode }

@@ -395,7 +395,7 @@ extension HCIPacket {
 
 /// Waits for a condition that the code under test makes true from another thread. The
 /// deadline only catches hangs: generous, because the full suite loads both cores.
-func waitUntil(_ condition: @Sendable () -> Bool, timeout: Duration = .seconds(20)) async throws {
+func waitUntil(_ condition: @Sendable () -> Bool, timeout: Duration = .seconds(60)) async throws {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
     while !condition() {

@@ -48,7 +48,7 @@ extension PairingVirtualRadio {
             let bearer = L2CAPBearer(manager: stack.channels, connection: connection.handle)
             let server = ATTServer(bearer: bearer, store: store, bearerID: connection.handle)
             let client = ATTClient(bearer: bearer, server: server)
-            let session = try await log.control("gatt-client central", timeout: .seconds(30))
+            let session = try await log.control("gatt-client central", timeout: .seconds(90))
 
             #expect(session["mtu"] as? Int == 247)
             #expect(bearer.mtu == 247)

@@ -40,7 +40,7 @@ struct SMPLink {
     }
 
     /// The next SMP PDU we sent (other packets skipped).
-    func nextSent(timeout: Duration = .seconds(5)) async throws -> SMPPDU {
+    func nextSent(timeout: Duration = .seconds(30)) async throws -> SMPPDU {
         while true {
             let packet = try await harness.log.next("an SMP PDU from us", timeout: timeout)
             guard packet.type == .acl, let acl = try? ACLDataPacket(decoding: packet.bytes),

@@ -27,7 +27,7 @@ struct SecurityManagerHostileTests {
         let manager = try link.manager(smpTimeout: .milliseconds(300))
         let peer = chatter(link, .securityRequest([.bonding]))
         defer { peer.cancel() }
-        let result = try await withDeadline("pair() against a chattering peer", seconds: 5) { await pairingError { try await manager.pair() } }
+        let result = try await withDeadline("pair() against a chattering peer", seconds: 30) { await pairingError { try await manager.pair() } }
         #expect(result == .timedOut)
     }
 
@@ -45,7 +45,7 @@ struct SecurityManagerHostileTests {
             initiatorKeyDistribution: [.encryptionKey], responderKeyDistribution: [.encryptionKey])))
         let peer = chatter(link, .pairingKeypressNotification(.passkeyDigitEntered))
         defer { peer.cancel() }
-        let result = try await withDeadline("pair() during passkey entry against a chattering peer", seconds: 5) { await pairing.value }
+        let result = try await withDeadline("pair() during passkey entry against a chattering peer", seconds: 30) { await pairing.value }
         #expect(result == .timedOut)
     }
 }
@@ -69,7 +69,7 @@ struct SecurityManagerDeadlineTests {
     func centralDeadline() async throws {
         let link = try await SMPLink.make(role: .central)
         let outcomes = PairingOutcomes()
-        let manager = try link.manager(Self.slowPasskey, delegate: TypingUser(), smpTimeout: .seconds(10), pairingDeadline: .seconds(1), observer: outcomes.observer)
+        let manager = try link.manager(Self.slowPasskey, delegate: TypingUser(), smpTimeout: .seconds(60), pairingDeadline: .seconds(1), observer: outcomes.observer)
         let peer = link.slowPeer(role: .responder, configuration: Self.slowPasskey, delay: .milliseconds(100))
         defer { peer.cancel() }
         let error = try await withDeadline("pair() against a slow peer", seconds: 30) { await pairingError { try await manager.pair() } }
@@ -81,7 +81,7 @@ struct SecurityManagerDeadlineTests {
     func responderDeadline() async throws {
         let link = try await SMPLink.make(role: .peripheral)
         let outcomes = PairingOutcomes()
-        let manager = try link.manager(Self.slowPasskey, delegate: TypingUser(), smpTimeout: .seconds(10), pairingDeadline: .seconds(1), observer: outcomes.observer)
+        let manager = try link.manager(Self.slowPasskey, delegate: TypingUser(), smpTimeout: .seconds(60), pairingDeadline: .seconds(1), observer: outcomes.observer)
         let peer = link.slowPeer(role: .initiator, configuration: Self.slowPasskey, delay: .milliseconds(100), starts: true)
         defer { peer.cancel() }
         let error = try await withDeadline("a pairing the slow central started", seconds: 30) { await pairingError { try await manager.nextPairingResult() } }
@@ -95,7 +95,7 @@ struct SecurityManagerDeadlineTests {
     func securityRequestLeadsNowhere() async throws {
         let link = try await SMPLink.make(role: .peripheral)
         let manager = try link.manager(smpTimeout: .milliseconds(300))
-        let error = try await withDeadline("pair() as peripheral with a silent central", seconds: 3) { await pairingError { try await manager.pair() } }
+        let error = try await withDeadline("pair() as peripheral with a silent central", seconds: 30) { await pairingError { try await manager.pair() } }
         #expect(error == PairingError.deadlineExceeded(.peerToStart, after: .milliseconds(300)))
     }
 
@@ -123,7 +123,7 @@ struct SecurityManagerDeadlineTests {
         let pairing = Task { await pairingError { try await manager.pair() } }
         guard case .pairingRequest = try await link.nextSent() else { Issue.record("no Pairing Request"); return }
         pairing.cancel()
-        let error = try await withDeadline("a cancelled pair()", seconds: 2) { await pairing.value }
+        let error = try await withDeadline("a cancelled pair()", seconds: 15) { await pairing.value }
         #expect(error == .cancelled)
         #expect(try await link.nextSent() == .pairingFailed(.unspecifiedReason))
         #expect(!manager.isPairing)
@@ -158,10 +158,10 @@ struct SecurityManagerEncryptionWaitTests {
         // Room for the exchange before encryption even on a loaded machine (5 s was not
         // enough beside the CPU-bound decoder loops of the other suites); the SMP timer,
         // which nothing restarts while encryption is awaited, is longer than the deadline.
-        let manager = try link.manager(smpTimeout: .seconds(60), pairingDeadline: .seconds(20))
+        let manager = try link.manager(smpTimeout: .seconds(120), pairingDeadline: .seconds(40))
         let peer = link.slowPeer(role: .responder, configuration: PairingConfiguration(), delay: .zero)
         defer { peer.cancel() }
-        let error = try await withDeadline("pair() with encryption never completing", seconds: 90) { await pairingError { try await manager.pair() } }
-        #expect(error == .deadlineExceeded(.encryption, after: .seconds(20)))
+        let error = try await withDeadline("pair() with encryption never completing", seconds: 180) { await pairingError { try await manager.pair() } }
+        #expect(error == .deadlineExceeded(.encryption, after: .seconds(40)))
     }
 }

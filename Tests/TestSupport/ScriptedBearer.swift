@@ -180,7 +180,7 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
 /// every wait in a test has a deadline, so a broken client fails the test instead of
 /// hanging it.
 public func withDeadline<T: Sendable>(
-    _ what: String, seconds: Double = 20, _ body: @escaping @Sendable () async throws -> T
+    _ what: String, seconds: Double = 60, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     // Not a task group: a group waits for its children on the way out, so a body stuck in a
     // wait that ignores cancellation would turn a missed deadline into a hung test run. The
