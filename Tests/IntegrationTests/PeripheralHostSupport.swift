@@ -34,7 +34,7 @@ enum PeripheralRadio {
 
     /// `central NAME ACTION`, acknowledged.
     @discardableResult
-    static func central(_ name: String, _ action: String, timeout: Duration = .seconds(20)) async throws -> [String: Any] {
+    static func central(_ name: String, _ action: String, timeout: Duration = .seconds(60)) async throws -> [String: Any] {
         try await log.get().control("central \(name) \(action)", timeout: timeout)
     }
 

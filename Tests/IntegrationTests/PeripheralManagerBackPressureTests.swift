@@ -13,7 +13,7 @@ extension PeripheralManagerVirtualRadio {
         let served = try await serve("BareBLE-PM-BP")
         defer { served.central.close() }
         let (manager, name) = (served.manager, served.name)
-        try await PeripheralRadio.central(name, "discover", timeout: .seconds(30))
+        try await PeripheralRadio.central(name, "discover", timeout: .seconds(90))
         let battery = try #require(manager.database.characteristic(Self.batteryLevel)).valueHandle
         try await PeripheralRadio.central(name, "subscribe \(Self.batteryLevel.description)")
         _ = try await served.events.next("subscription") { event -> Bool? in if case .subscribed = event { true } else { nil } }
@@ -41,7 +41,7 @@ extension PeripheralManagerVirtualRadio {
         let served = try await serve("BareBLE-PM-IB")
         defer { served.central.close() }
         let (manager, name) = (served.manager, served.name)
-        try await PeripheralRadio.central(name, "discover", timeout: .seconds(30))
+        try await PeripheralRadio.central(name, "discover", timeout: .seconds(90))
         let counter = try #require(manager.database.characteristic(Self.counter)).valueHandle
         try await PeripheralRadio.central(name, "subscribe \(Self.counter.uuidString128) indicate")
         _ = try await served.events.next("subscription") { event -> Bool? in if case .subscribed = event { true } else { nil } }

@@ -29,7 +29,7 @@ extension PeripheralManagerVirtualRadio {
         try await log.control("pairing \(name) io=no-input-no-output sc=1 mitm=0 bonding=1")
         try await PeripheralRadio.central(name, "connect \(address)")
         let battery = try #require(manager.database.characteristic(Self.batteryLevel)).valueHandle
-        try await PeripheralRadio.central(name, "discover", timeout: .seconds(30))
+        try await PeripheralRadio.central(name, "discover", timeout: .seconds(90))
         #expect(try await PeripheralRadio.central(name, "pair", timeout: .seconds(45))["paired"] as? Bool == true)
         _ = try await events.next("pairing") { event -> Bool? in if case .host(.paired(_, _, bondSaved: true)) = event { true } else { nil } }
         try await PeripheralRadio.central(name, "subscribe \(Self.batteryLevel.description)")
@@ -112,7 +112,7 @@ extension PeripheralManagerVirtualRadio {
             let events = EventReader(first.events())
             try await first.startAdvertising()
             try await PeripheralRadio.central(name, "connect \(address)")
-            try await PeripheralRadio.central(name, "discover", timeout: .seconds(30))
+            try await PeripheralRadio.central(name, "discover", timeout: .seconds(90))
             #expect(try await PeripheralRadio.central(name, "pair", timeout: .seconds(45))["paired"] as? Bool == true)
             _ = try await events.next("pairing") { event -> Bool? in if case .host(.paired(_, _, bondSaved: true)) = event { true } else { nil } }
             try await PeripheralRadio.central(name, "subscribe \(Self.batteryLevel.description)")

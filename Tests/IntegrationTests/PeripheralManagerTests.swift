@@ -135,7 +135,7 @@ import TestSupport
         let (manager, name, bearer) = (served.manager, served.name, served.link.handle)
         let log = try PeripheralRadio.log.get()
 
-        try await PeripheralRadio.central(name, "discover", timeout: .seconds(30))
+        try await PeripheralRadio.central(name, "discover", timeout: .seconds(90))
         let discovered = try await log.wait("gatt-discovered") { $0["peer"] as? String == name }
         let secret = try #require(manager.database.characteristic(Self.secret)).valueHandle
         try await Self.compare(discovered, with: manager, bearer: bearer, refused: [secret: 0x05])
@@ -183,7 +183,7 @@ import TestSupport
         defer { served.central.close() }
         let (manager, name) = (served.manager, served.name)
         let log = try PeripheralRadio.log.get()
-        try await PeripheralRadio.central(name, "discover", timeout: .seconds(30))
+        try await PeripheralRadio.central(name, "discover", timeout: .seconds(90))
         let counter = try #require(manager.database.characteristic(Self.counter)).valueHandle
         let battery = try #require(manager.database.characteristic(Self.batteryLevel)).valueHandle
 
@@ -244,7 +244,7 @@ extension PeripheralManagerVirtualRadio {
         let name = try await PeripheralRadio.addCentral()
         try await PeripheralRadio.central(name, "connect name=Battery")
         #expect(try await PeripheralRadio.central(name, "read \(handle)")["value"] as? String == "64")
-        try await PeripheralRadio.central(name, "discover", timeout: .seconds(30))
+        try await PeripheralRadio.central(name, "discover", timeout: .seconds(90))
         try await PeripheralRadio.central(name, "subscribe 2A19")
         _ = try await events.next("subscription") { event -> Bool? in if case .subscribed = event { true } else { nil } }
         #expect(manager.updateValue([99], for: handle))
@@ -261,7 +261,7 @@ extension PeripheralManagerVirtualRadio {
         let served = try await serve("BareBLE-PM-C")
         defer { served.central.close() }
         let client = GATTClient(att: served.link.att)
-        async let theirs = PeripheralRadio.central(served.name, "discover", timeout: .seconds(30))
+        async let theirs = PeripheralRadio.central(served.name, "discover", timeout: .seconds(90))
         let services = try await client.discoverAllPrimaryServices()
         let gap = try #require(services.first { $0.uuid == BluetoothUUID(UInt16(0x1800)) })
         let name = try #require(try await client.discoverCharacteristics(uuid: GATTUUID.deviceName, in: gap.handles).first)

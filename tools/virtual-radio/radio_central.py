@@ -26,7 +26,7 @@ logger = logging.getLogger(__name__)
 GATT_CENTRAL_ADDRESS_PREFIX = 'C4:4B:4D:00:02'
 CONNECT_TIMEOUT = 30.0  # generous: CI runs the radio beside a loaded test pool
 # Below BareBLE's 30 s ATT transaction timeout, so a refusal is reported before the test gives up.
-REQUEST_TIMEOUT = 10.0
+REQUEST_TIMEOUT = 25.0
 SCAN_TIMEOUT = 30.0
 _CPR = hci.LeFeatureMask.CONNECTION_PARAMETERS_REQUEST_PROCEDURE
 
