@@ -118,13 +118,13 @@ import Testing
             step("0A 02 00", "0B 22"),
             step("0A 03 00", "0B 33"),
         ])
-        let watcher = QueueWatcher(client)
+        let watcher = CountWatcher(client.observeQueue)
         let first = Task { try await client.read(1) }
         try await withDeadline("the first request") { await bearer.waitForSent(1) }
         let second = Task { try await client.read(2) }
-        try await withDeadline("the second request queued") { await watcher.waitForQueued(1) }
+        try await withDeadline("the second request queued") { await watcher.wait(for: 1) }
         let third = Task { try await client.read(3) }
-        try await withDeadline("the third request queued") { await watcher.waitForQueued(2) }
+        try await withDeadline("the third request queued") { await watcher.wait(for: 2) }
         // Nothing but the first is on the wire while its response is held.
         #expect(bearer.sent.count == 1)
         #expect(client.pendingRequestCount == 3)

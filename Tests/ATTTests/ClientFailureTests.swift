@@ -13,12 +13,12 @@ import Testing
         // beside CI's CPU-bound suites.
         let timeout = Duration.seconds(10)
         let (client, bearer) = makeClient([step("0A 03 00")], timeout: timeout)
-        let watcher = QueueWatcher(client)
+        let watcher = CountWatcher(client.observeQueue)
         let stream = client.values()
         let first = Task { await attError { () async throws(ATTError) in try await client.read(3) } }
         try await withDeadline("the request on the wire") { await bearer.waitForSent(1) }
         let queued = Task { await attError { () async throws(ATTError) in try await client.read(4) } }
-        try await withDeadline("the second request queued") { await watcher.waitForQueued(1) }
+        try await withDeadline("the second request queued") { await watcher.wait(for: 1) }
 
         let firstError = try await withDeadline("the timeout", seconds: 40) { await first.value }
         #expect(firstError == .transactionTimedOut(request: .readRequest, timeout: timeout))
@@ -95,14 +95,14 @@ import Testing
 
     @Test func disconnectFailsEveryPendingAndQueuedRequestAtOnce() async throws {
         let (client, bearer) = makeClient([step("0A 01 00", "0B 01", held: true)])
-        let watcher = QueueWatcher(client)
+        let watcher = CountWatcher(client.observeQueue)
         let stream = client.values(handle: 1)
         let requests = Task { await attError { () async throws(ATTError) in try await client.read(1) } }
         try await withDeadline("the request on the wire") { await bearer.waitForSent(1) }
         let second = Task { await attError { () async throws(ATTError) in try await client.read(2) } }
-        try await withDeadline("queued 1") { await watcher.waitForQueued(1) }
+        try await withDeadline("queued 1") { await watcher.wait(for: 1) }
         let third = Task { await attError { () async throws(ATTError) in try await client.write(3, value: [1]) } }
-        try await withDeadline("queued 2") { await watcher.waitForQueued(2) }
+        try await withDeadline("queued 2") { await watcher.wait(for: 2) }
 
         let reason = ATTBearerError.disconnected(reason: 0x13)
         bearer.disconnect(reason)
@@ -156,18 +156,18 @@ import Testing
             step("0A 01 00", "0B 01", held: true),
             step("0A 03 00", "0B 03"),
         ])
-        let watcher = QueueWatcher(client)
+        let watcher = CountWatcher(client.observeQueue)
         let inFlight = Task { await attError { () async throws(ATTError) in try await client.read(1) } }
         try await withDeadline("the request on the wire") { await bearer.waitForSent(1) }
         let queued = Task { await attError { () async throws(ATTError) in try await client.read(2) } }
-        try await withDeadline("queued") { await watcher.waitForQueued(1) }
+        try await withDeadline("queued") { await watcher.wait(for: 1) }
         queued.cancel()
         #expect(try await withDeadline("the cancelled request") { await queued.value } == .cancelled(request: .readRequest))
         inFlight.cancel()
         #expect(try await withDeadline("the cancelled request") { await inFlight.value } == .cancelled(request: .readRequest))
         // The cancelled request is still unanswered on the wire: the next one waits for it.
         let next = Task { try await client.read(3) }
-        try await withDeadline("next queued") { await watcher.waitForQueued(1) }
+        try await withDeadline("next queued") { await watcher.wait(for: 1) }
         #expect(bearer.sent.count == 1)
         bearer.release()
         #expect(try await withDeadline("the next read") { try await next.value.attributeValue } == [3])

@@ -29,12 +29,14 @@ final class Collected<Element: Sendable>: Sendable {
     var all: [Element] { items.withLock { $0 } }
 }
 
-/// Waits for the client's queue to hold `count` requests behind the outstanding one.
-final class QueueWatcher: Sendable {
+/// Waits for a count a test hook reports to reach a number: the client's requests queued
+/// behind the outstanding one (`ATTClient.observeQueue`), the server's answered requests
+/// (`ATTServer.observeAnswers`). Tests order events with it instead of sleeping.
+final class CountWatcher: Sendable {
     private let state = Lock<(count: Int, waiters: [(Int, CheckedContinuation<Void, Never>)])>((0, []))
 
-    init(_ client: ATTClient) {
-        client.observeQueue { [self] count in
+    init(_ observe: (@escaping @Sendable (Int) -> Void) -> Void) {
+        observe { [self] count in
             let ready = state.withLock { state in
                 state.count = count
                 let ready = state.waiters.filter { $0.0 <= count }.map(\.1)
@@ -45,7 +47,7 @@ final class QueueWatcher: Sendable {
         }
     }
 
-    func waitForQueued(_ count: Int) async {
+    func wait(for count: Int) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state in
                 if state.count >= count { return true }

@@ -8,11 +8,11 @@ import Testing
 @Suite struct ClientWaitTests {
     @Test func aCancelledCallerReturnsAtOnceWhateverItsRequestsDeadline() async throws {
         let (client, bearer) = makeClient([step("0A 01 00", "0B 01", held: true)], timeout: .seconds(60))
-        let watcher = QueueWatcher(client)
+        let watcher = CountWatcher(client.observeQueue)
         let inFlight = Task { await attError { () async throws(ATTError) in try await client.read(1) } }
         try await withDeadline("the request on the wire") { await bearer.waitForSent(1) }
         let queued = Task { await attError { () async throws(ATTError) in try await client.read(2) } }
-        try await withDeadline("queued") { await watcher.waitForQueued(1) }
+        try await withDeadline("queued") { await watcher.wait(for: 1) }
         let clock = ContinuousClock()
         let start = clock.now
         queued.cancel()

@@ -42,8 +42,8 @@ import TestSupport
         let first = Task { await attError { () async throws(ATTError) in try await client.read(0x0003) } }
         _ = try await harness.log.nextACL()
         let second = Task { await attError { () async throws(ATTError) in try await client.read(0x0005) } }
-        let queued = QueueWatcher(client)
-        try await withDeadline("the second request to queue") { await queued.waitForQueued(1) }
+        let queued = CountWatcher(client.observeQueue)
+        try await withDeadline("the second request to queue") { await queued.wait(for: 1) }
         await harness.disconnect(Self.handle, reason: .connectionTimeout)
         let reason = ATTBearerError.disconnected(reason: HCIErrorCode.connectionTimeout.rawValue)
         #expect(await first.value == .bearerClosed(reason))

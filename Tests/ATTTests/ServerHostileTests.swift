@@ -146,7 +146,7 @@ import TestSupport
         let bearer = L2CAPBearer(manager: harness.manager, connection: handle)
         let server = ATTServer(bearer: bearer, store: InMemoryAttributeStore.testDatabase(), bearerID: handle)
         let client = ATTClient(bearer: bearer, server: server)
-        let answered = AnswerWatcher(server)
+        let answered = CountWatcher(server.observeAnswers)
         let requests = 1_000
         for index in 1...requests {
             await harness.receive([0x0A, 0x03, 0x00], cid: .attributeProtocol, handle: handle)
@@ -176,33 +176,5 @@ import TestSupport
         await harness.complete(handle)
         _ = try await harness.log.nextACL()
         try server.notify(handle: 0x0003, value: [10])
-    }
-}
-
-/// Waits for the server to have answered a number of requests.
-final class AnswerWatcher: Sendable {
-    private let state = Lock<(count: Int, waiters: [(Int, CheckedContinuation<Void, Never>)])>((0, []))
-
-    init(_ server: ATTServer) {
-        server.observeAnswers { [self] count in
-            let ready = state.withLock { state in
-                state.count = count
-                let ready = state.waiters.filter { $0.0 <= count }.map(\.1)
-                state.waiters.removeAll { $0.0 <= count }
-                return ready
-            }
-            for waiter in ready { waiter.resume() }
-        }
-    }
-
-    func wait(for count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state in
-                if state.count >= count { return true }
-                state.waiters.append((count, continuation))
-                return false
-            }
-            if ready { continuation.resume() }
-        }
     }
 }
