@@ -14,23 +14,18 @@ import TestSupport
 extension PeripheralManagerVirtualRadio {
     @Test("a bonded central's subscriptions survive a reconnect, and it is told of services added while it was away")
     func bondedCentralComesBack() async throws {
-        let central = try await PeripheralRadio.open()
+        let (central, address) = try await bondingCentral()
         defer { central.close() }
-        let address = try #require(central.controller.info?.address)
-        let directory = PeripheralHostPairing.bondDirectory()
-        let bonds = try BondStore(directory: directory, identity: .public(address))
-        central.security = SecurityPolicy(bonds: bonds)
         let manager = try PeripheralManager(
             central: central, advertising: try PeripheralRadio.options(name: "BareBLE-PM-B"), services: Self.services())
         let events = EventReader(manager.events())
         try await manager.startAdvertising()
         let log = try PeripheralRadio.log.get()
-        let name = try await PeripheralRadio.addCentral()
-        try await log.control("pairing \(name) io=no-input-no-output sc=1 mitm=0 bonding=1")
+        let name = try await bondingRadioCentral(log)
         try await PeripheralRadio.central(name, "connect \(address)")
         let battery = try #require(manager.database.characteristic(Self.batteryLevel)).valueHandle
         try await PeripheralRadio.central(name, "discover", timeout: .seconds(90))
-        #expect(try await PeripheralRadio.central(name, "pair", timeout: .seconds(45))["paired"] as? Bool == true)
+        #expect(try await PeripheralRadio.central(name, "pair", timeout: .seconds(100))["paired"] as? Bool == true)
         _ = try await events.next("pairing") { event -> Bool? in if case .host(.paired(_, _, bondSaved: true)) = event { true } else { nil } }
         try await PeripheralRadio.central(name, "subscribe \(Self.batteryLevel.description)")
         try await PeripheralRadio.central(name, "subscribe 2A05 indicate")
@@ -68,20 +63,16 @@ extension PeripheralManagerVirtualRadio {
     /// each time.
     @Test("a bonded central rewriting its CCCD 20 times with the same value causes one save")
     func repeatedCCCDWritesSaveOnce() async throws {
-        let central = try await PeripheralRadio.open()
+        let (central, address) = try await bondingCentral()
         defer { central.close() }
-        let address = try #require(central.controller.info?.address)
-        let bonds = try BondStore(directory: PeripheralHostPairing.bondDirectory(), identity: .public(address))
-        central.security = SecurityPolicy(bonds: bonds)
         let manager = try PeripheralManager(
             central: central, advertising: try PeripheralRadio.options(name: "BareBLE-PM-S"), services: Self.services())
         let events = EventReader(manager.events())
         try await manager.startAdvertising()
         let log = try PeripheralRadio.log.get()
-        let name = try await PeripheralRadio.addCentral()
-        try await log.control("pairing \(name) io=no-input-no-output sc=1 mitm=0 bonding=1")
+        let name = try await bondingRadioCentral(log)
         try await PeripheralRadio.central(name, "connect \(address)")
-        #expect(try await PeripheralRadio.central(name, "pair", timeout: .seconds(45))["paired"] as? Bool == true)
+        #expect(try await PeripheralRadio.central(name, "pair", timeout: .seconds(100))["paired"] as? Bool == true)
         _ = try await events.next("pairing") { event -> Bool? in if case .host(.paired(_, _, bondSaved: true)) = event { true } else { nil } }
         let cccd = try #require(manager.database.characteristic(Self.batteryLevel)?.clientCharacteristicConfigurationHandle)
         let before = manager.statistics.bondedStatesSaved
@@ -98,14 +89,10 @@ extension PeripheralManagerVirtualRadio {
     /// controller and store (a restarted server) restores it.
     @Test("a bonded central's subscription comes back from the bond store after the server restarts")
     func bondedStateAcrossServerRestart() async throws {
-        let central = try await PeripheralRadio.open()
+        let (central, address) = try await bondingCentral()
         defer { central.close() }
-        let address = try #require(central.controller.info?.address)
-        let bonds = try BondStore(directory: PeripheralHostPairing.bondDirectory(), identity: .public(address))
-        central.security = SecurityPolicy(bonds: bonds)
         let log = try PeripheralRadio.log.get()
-        let name = try await PeripheralRadio.addCentral()
-        try await log.control("pairing \(name) io=no-input-no-output sc=1 mitm=0 bonding=1")
+        let name = try await bondingRadioCentral(log)
         do {
             let first = try PeripheralManager(
                 central: central, advertising: try PeripheralRadio.options(name: "BareBLE-PM-R1"), services: Self.services())
@@ -113,7 +100,7 @@ extension PeripheralManagerVirtualRadio {
             try await first.startAdvertising()
             try await PeripheralRadio.central(name, "connect \(address)")
             try await PeripheralRadio.central(name, "discover", timeout: .seconds(90))
-            #expect(try await PeripheralRadio.central(name, "pair", timeout: .seconds(45))["paired"] as? Bool == true)
+            #expect(try await PeripheralRadio.central(name, "pair", timeout: .seconds(100))["paired"] as? Bool == true)
             _ = try await events.next("pairing") { event -> Bool? in if case .host(.paired(_, _, bondSaved: true)) = event { true } else { nil } }
             try await PeripheralRadio.central(name, "subscribe \(Self.batteryLevel.description)")
             _ = try await events.next("subscription") { event -> Bool? in if case .subscribed = event { true } else { nil } }
@@ -132,5 +119,22 @@ extension PeripheralManagerVirtualRadio {
         let battery = try #require(second.database.characteristic(Self.batteryLevel)).valueHandle
         #expect(second.store.subscribers(of: battery)[back.handle] == .notification)
         #expect(second.statistics.bondedStateFailures == 0)
+    }
+}
+
+extension PeripheralManagerVirtualRadio {
+    /// A Central whose bonds go to a fresh store, and its controller's address.
+    func bondingCentral() async throws -> (Central, BluetoothAddress) {
+        let central = try await PeripheralRadio.open()
+        let address = try #require(central.controller.info?.address)
+        central.security = SecurityPolicy(bonds: try BondStore(directory: PeripheralHostPairing.bondDirectory(), identity: .public(address)))
+        return (central, address)
+    }
+
+    /// A new radio central that pairs Just Works over LE Secure Connections and bonds.
+    func bondingRadioCentral(_ log: RadioEventLog) async throws -> String {
+        let name = try await PeripheralRadio.addCentral()
+        try await log.control("pairing \(name) io=no-input-no-output sc=1 mitm=0 bonding=1")
+        return name
     }
 }
