@@ -20,9 +20,11 @@ let package = Package(
         .library(name: "Bonding", targets: ["Bonding"]),
         .library(name: "Beacon", targets: ["Beacon"]),
         .library(name: "BareBLE", targets: ["BareBLE"]),
+        .library(name: "Trace", targets: ["Trace"]),
         .executable(name: "bareble-central", targets: ["bareble-central"]),
         .executable(name: "bareble-peripheral", targets: ["bareble-peripheral"]),
         .executable(name: "bareble-beacon", targets: ["bareble-beacon"]),
+        .executable(name: "bareble-trace", targets: ["bareble-trace"]),
         .executable(name: "bareble-bench", targets: ["bareble-bench"]),
     ],
     dependencies: [
@@ -64,12 +66,16 @@ let package = Package(
         // The facade: Central / Peripheral / Service / Characteristic in CoreBluetooth's
         // shape, wiring the layers below per connection. No logic of its own beyond that.
         .target(name: "BareBLE", dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding"], swiftSettings: strict),
+        // The trace decoder: capture records to packets decoded at every layer with the
+        // layers' own types (bareble-trace, the tools' --trace). Beside the facade, above the
+        // protocol layers; no I/O.
+        .target(name: "Trace", dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Beacon"], swiftSettings: strict),
         // What the tools share: the transport options, JSON lines, stopping on Ctrl-C, the
         // scan run (open, power on, scan until stopped), the pairing options and the
         // terminal's side of pairing (central and peripheral tools alike).
         .target(
             name: "ToolSupport",
-            dependencies: ["BluetoothCore", "HCI", "HCITransport", "BareBLE", "SMP", "Bonding", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["BluetoothCore", "HCI", "HCITransport", "BareBLE", "SMP", "Bonding", "Trace", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/tool-support",
             swiftSettings: strict
         ),
@@ -89,6 +95,12 @@ let package = Package(
             name: "bareble-beacon",
             dependencies: ["Beacon", "HCI", "HCITransport", "BluetoothCore", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-beacon",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "bareble-trace",
+            dependencies: ["Trace", "HCITransport", "BluetoothCore", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "tools/bareble-trace",
             swiftSettings: strict
         ),
         // The crash-safety test's victim: rewrites a bond file until killed.
@@ -127,6 +139,7 @@ let package = Package(
         .testTarget(name: "SMPTests", dependencies: ["SMP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BondingTests", dependencies: ["Bonding", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "TraceTests", dependencies: ["Trace", "HCITransport", "HCI", "ATT", "L2CAP", "TestSupport"], swiftSettings: strict),
         // ToolSupport: the tools' own output code (JSON lines, wall-clock time) is tested here,
         // beside the tools it serves.
         .testTarget(name: "IntegrationTests", dependencies: ["BareBLE", "GATT", "ATT", "L2CAP", "HCI", "HCITransport", "Bonding", "SMP", "TestSupport", "ToolSupport"], swiftSettings: strict),
