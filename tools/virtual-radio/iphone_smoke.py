@@ -36,10 +36,11 @@ NA = ancs.NotificationAttributeId
 
 
 EVENTS: list[dict] = []  # the radio's, shown after a failure
+START = time.monotonic()
 
 
 def check(condition: bool, what: str) -> None:
-    print(('ok   ' if condition else 'FAIL ') + what, flush=True)
+    print(f'{time.monotonic() - START:5.2f} ' * bool(os.environ.get('IPHONE_SMOKE_TIMES')) + ('ok   ' if condition else 'FAIL ') + what, flush=True)
     if not condition:
         for event in EVENTS[-30:]:
             print('     ', json.dumps(event)[:300])
@@ -94,17 +95,26 @@ class Consumer:
         self.device = device
         self.connections: asyncio.Queue = asyncio.Queue()
         self.changes: asyncio.Queue = asyncio.Queue()
+        self.secret_required = True
         device.on('connection', self.connections.put_nowait)
+
+    async def gone(self, connection) -> None:
+        if connection.handle in self.device.connections:
+            left = asyncio.get_running_loop().create_future()
+            connection.on('disconnection', lambda reason: left.done() or left.set_result(reason))
+            await left
 
     @classmethod
     async def create(cls, port: int) -> 'Consumer':
         transport = await open_transport(f'tcp-client:127.0.0.1:{port}')
         config = DeviceConfiguration(name='Bumble-NC', address=hci.Address(NC_ADDRESS, hci.Address.RANDOM_DEVICE_ADDRESS),
-                                     identity_address_type=hci.Address.RANDOM_DEVICE_ADDRESS)
+                                     identity_address_type=hci.Address.RANDOM_DEVICE_ADDRESS,
+                                     advertising_interval_min=20, advertising_interval_max=40)
         device = Device(config=config, host=Host(transport.source, transport.sink))
+        consumer = cls(device)
 
         def secret(connection) -> bytes:
-            if not connection.is_encrypted:
+            if consumer.secret_required and not connection.is_encrypted:
                 raise att.ATT_Error(0x05)  # Insufficient Authentication, as Apple's guidelines ask
             return b'secret'
 
@@ -118,7 +128,6 @@ class Consumer:
             delegate=PairingDelegate(PairingDelegate.NO_OUTPUT_NO_INPUT, local_initiator_key_distribution=keys,
                                      local_responder_key_distribution=keys))
         await device.power_on()
-        consumer = cls(device)
         solicitation = bytes(gatt.GATT_ANCS_SERVICE.uuid_bytes)
         await device.start_advertising(
             advertising_type=AdvertisingType.UNDIRECTED_CONNECTABLE_SCANNABLE,
@@ -277,13 +286,23 @@ async def checks(radio: RadioProcess) -> None:
     check(outcome == 'protocol-error', 'hostile wrong-uid: the consumer sees a response for another UID')
     await radio.control('iphone iphone hostile incomplete')
     try:
-        await asyncio.wait_for(client.get_notification_attributes(uids[0], [(NA.TITLE, 20)]), 1)
+        await asyncio.wait_for(client.get_notification_attributes(uids[0], [(NA.TITLE, 20)]), 0.3)
         outcome = 'answered'
     except (asyncio.TimeoutError, TimeoutError):
         outcome = 'timeout'
     check(outcome == 'timeout', 'hostile incomplete: the response never completes')
     attributes = await asyncio.wait_for(client.get_notification_attributes(uids[0], [(NA.TITLE, 20)]), 5)
     check(attributes[0].value == 'Title 0', 'one hostile response only: the next is whole')
+    for mode, looks_hostile in (('length-overrun', lambda r: r[5:8] == bytes([NA.TITLE, 0xFF, 0xFF])),
+                                ('unknown-command', lambda r: r[0] == 0x7F)):
+        await radio.control(f'iphone iphone hostile {mode}')
+        fragments.clear()
+        try:
+            await asyncio.wait_for(client.get_notification_attributes(uids[0], [(NA.TITLE, 20)]), 0.3)
+        except (asyncio.TimeoutError, TimeoutError, ancs.ProtocolError):
+            pass
+        sent = await radio.find(lambda e: e['event'] == 'ancs-data' and e.get('hostile') == mode)
+        check(sent is not None and fragments and looks_hostile(fragments[0]), f'hostile {mode}: {fragments[:1]}')
     await radio.control('iphone iphone sharing off')
     check(await att_error(client.get_notification_attributes(uids[0], [(NA.TITLE, 20)])) == 0x03,
           'sharing off -> Control Point answers 0x03')
@@ -304,9 +323,9 @@ async def checks(radio: RadioProcess) -> None:
 
     # A burst: every event arrives.
     mark = len(received)
-    burst = await radio.control('iphone iphone burst 2000 {"category": 6}')
-    await wait_until(lambda: len(received) - mark >= 2000, 10)
-    check(len(received) - mark == 2000 and burst['sent'] == 2000, f'burst of 2000 added notifications ({len(received) - mark})')
+    burst = await radio.control('iphone iphone burst 1000 {"category": 6}')
+    await wait_until(lambda: len(received) - mark >= 1000, 10)
+    check(len(received) - mark == 1000 and burst['sent'] == 1000, f'burst of 1000 added notifications ({len(received) - mark})')
 
     # Reconnect: new RPA, same bond, no pairing; Service Changed again; notifications flow.
     pairings = sum(1 for e in radio.events if e['event'] == 'pairing-complete')
@@ -327,7 +346,7 @@ async def checks(radio: RadioProcess) -> None:
     received = []
     client.on('notification', received.append)
     await client.start()
-    held = 12 + 2000  # the call was removed by its action
+    held = 12 + 1000  # the call was removed by its action
     await wait_until(lambda: len(received) >= held, 10)
     check(len(received) == held and all(n.event_flags & ancs.EventFlags.PRE_EXISTING for n in received),
           f'the {held} held notifications again after the reconnect, pre-existing')
@@ -337,6 +356,26 @@ async def checks(radio: RadioProcess) -> None:
     ack = await radio.control('iphone iphone forget')
     check(ack['removed'] == 1, 'forget drops the bond')
     await radio.control('iphone iphone leave')
+    await asyncio.wait_for(nc.gone(connection), 5)
+
+    # A second phone that publishes ANCS before encryption: its CCCDs refuse an
+    # unencrypted link, and the consumer's Security Request makes it pair.
+    nc.secret_required = False
+    ack = await radio.control('add-iphone p2 publish=always')
+    connection = await asyncio.wait_for(nc.connections.get(), 10)
+    await radio.find(lambda e: e['event'] == 'explored' and e['peer'] == 'p2', 10)
+    peer = await nc.discover(connection)
+    source = peer.get_characteristics_by_uuid(gatt.GATT_ANCS_NOTIFICATION_SOURCE_CHARACTERISTIC)
+    check(len(source) == 1 and not connection.is_encrypted, 'publish=always: ANCS visible on an unencrypted link')
+    await peer.discover_descriptors(source[0])
+    cccd = source[0].get_descriptor(gatt.GATT_CLIENT_CHARACTERISTIC_CONFIGURATION_DESCRIPTOR)
+    check(await att_error(peer.write_value(cccd, b'\x01\x00', with_response=True)) == 0x05,
+          'unencrypted CCCD write -> Insufficient Authentication')
+    connection.request_pairing()  # SMP Security Request
+    paired = await radio.find(lambda e: e['event'] == 'encrypted' and e['peer'] == 'p2', 10)
+    check(paired is not None and paired['using'] == 'pairing', f'Security Request -> the phone pairs ({paired})')
+    check(await att_error(peer.write_value(cccd, b'\x01\x00', with_response=True)) is None,
+          'encrypted: the CCCD write succeeds')
 
 
 async def await_notification(received: list, mark: int, predicate, timeout: float = 5.0):

@@ -96,6 +96,10 @@ def parse_json(text: str) -> dict:
     return value
 
 
+class Left(Exception):
+    """The phone went away (`leave`) while it was scanning."""
+
+
 class Media:
     """The now-playing state AMS reports, as the strings AMS sends."""
 
@@ -155,6 +159,7 @@ class EmulatedIPhone(GattPeer):
         self.device.bareble_answer_security_request = self.secure
         self.device.gatt_server.on('characteristic_subscription', self.on_subscription)
         self.runner: asyncio.Task | None = None
+        self.scanning: asyncio.Future | None = None
 
     # -- database ----------------------------------------------------------------
     def secure_cccd(self, characteristic) -> gatt.Descriptor:
@@ -240,16 +245,16 @@ class EmulatedIPhone(GattPeer):
             await self.present.wait()
             try:
                 target = await self.scan()
-                if not self.present.is_set():
-                    continue
                 connection = await self.connect(target)
+            except Left:
+                continue
             except Exception as error:  # a failed attempt is logged; the phone tries again
                 self.log(event='connect-failed', peer=self.name, error=type(error).__name__ + ': ' + str(error))
                 continue
             await self.session(connection)
 
     async def scan(self) -> hci.Address:
-        found = asyncio.get_running_loop().create_future()
+        found = self.scanning = asyncio.get_running_loop().create_future()
 
         def on_advertisement(advertisement) -> None:
             if advertisement.is_connectable and solicits_ancs(advertisement) and not found.done():
@@ -437,6 +442,13 @@ class EmulatedIPhone(GattPeer):
 
     def on_subscription(self, bearer, characteristic, notify: bool, indicate: bool) -> None:
         connection = bearer.connection if att.is_enhanced_bearer(bearer) else bearer
+        if characteristic is self.device.gatt_service.service_changed_characteristic and connection.is_encrypted:
+            # A bonded client's Service Changed configuration outlives the link.
+            identity = str(connection.peer_address)
+            if indicate:
+                self.service_changed_bonds.add(identity)
+            else:
+                self.service_changed_bonds.discard(identity)
         if not notify:
             return
         if characteristic is self.notification_source:
@@ -632,6 +644,8 @@ class EmulatedIPhone(GattPeer):
     async def action_leave(self, text: str = '') -> dict:
         """The phone goes away (out of range, Bluetooth off): no link, no scanning."""
         self.present.clear()
+        if self.scanning is not None and not self.scanning.done():
+            self.scanning.set_exception(Left())
         connection = self.connection
         if connection is not None:
             await connection.disconnect()
