@@ -4,7 +4,8 @@ Consumer: a Bumble device on an exposed TCP controller that advertises the ANCS
 solicitation, has a characteristic that needs encryption, and runs Bumble's own
 AncsClient and AmsClient. Run: python3 tools/virtual-radio/iphone_smoke.py
 (also run at the end of smoke_test.py). One line per check; exits non-zero on the
-first failure."""
+first failure, after the radio's last 30 events. IPHONE_SMOKE_TIMES=1 prefixes each line
+with the seconds since start; IPHONE_SMOKE_VERBOSE=1 gives the radio --verbose."""
 
 from __future__ import annotations
 
