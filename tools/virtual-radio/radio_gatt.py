@@ -199,6 +199,11 @@ class GattObserver:
             attribute = self.server.get_attribute(handle)
             if attribute is None:
                 return False  # Bumble answers Invalid Handle (or drops a command)
+            if opcode == WRITE_COMMAND and not (isinstance(attribute, gatt.Characteristic)
+                                                and attribute.properties & Properties.WRITE_WITHOUT_RESPONSE):
+                # Write Without Response is for values that offer it (Vol 3 Part G 4.9.1);
+                # descriptors take Write Requests only (4.12.3). Bumble would write.
+                return True
             code = 0
             if not attribute.permissions & Permissions.WRITEABLE:
                 code = WRITE_NOT_PERMITTED

@@ -521,10 +521,9 @@ class EmulatedIPhone(GattPeer):
         self.log(event='media-command', peer=self.name, command=name, id=value[0])
         playing = self.media.state['state']
         if name in ('play', 'pause', 'toggle-play-pause'):
+            # At once: a command may come as Write Without Response, which has no response to follow.
             state = 1 if name == 'play' or (name == 'toggle-play-pause' and playing != 1) else 0
-            connection = bearer.connection if att.is_enhanced_bearer(bearer) else bearer
-            changed = self.media.update(dict(state=state))
-            self.later(connection, lambda: self.media_updates(changed))
+            self.media_updates(self.media.update(dict(state=state)))
 
     def on_entity_update(self, bearer, value: bytes) -> None:
         connection = bearer.connection if att.is_enhanced_bearer(bearer) else bearer
