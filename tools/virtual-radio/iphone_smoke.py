@@ -263,12 +263,13 @@ async def checks(radio: RadioProcess) -> None:
           'Title without its maximum length -> 0xA1')
     check(await att_error(write(struct.pack('<BIB', 0, 9999, 0), with_response=True)) == 0xA2, 'unknown UID -> 0xA2')
     check(await att_error(client.perform_positive_action(long_uid)) == 0xA3, 'an action it does not offer -> 0xA3')
+    await radio.control('iphone iphone state')  # a barrier: every earlier event is read
     commands = sum(1 for e in radio.events if e['event'] == 'ancs-command')
     await write(struct.pack('<BIB', 2, long_uid, 1), with_response=False)  # the Control Point takes no commands
-    check(await att_error(write(bytes([7]), with_response=True)) == 0xA0
-          and sum(1 for e in radio.events if e['event'] == 'ancs-command') == commands + 1
-          and long_uid in (await radio.control('iphone iphone state'))['notifications'],
-          'a Write Command to the Control Point is dropped')
+    refused = await att_error(write(bytes([7]), with_response=True))
+    held = (await radio.control('iphone iphone state'))['notifications']  # its ack follows every earlier event
+    check(refused == 0xA0 and sum(1 for e in radio.events if e['event'] == 'ancs-command') == commands + 1
+          and long_uid in held, 'a Write Command to the Control Point is dropped')
 
     # Added at run time, then an action that removes it.
     mark = len(received)
