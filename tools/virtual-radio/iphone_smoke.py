@@ -310,6 +310,7 @@ async def checks(radio: RadioProcess) -> None:
         except (asyncio.TimeoutError, TimeoutError, ancs.ProtocolError):
             pass
         sent = await radio.find(lambda e: e['event'] == 'ancs-data' and e.get('hostile') == mode)
+        await wait_until(lambda: fragments)
         check(sent is not None and fragments and looks_hostile(fragments[0]), f'hostile {mode}: {fragments[:1]}')
     await radio.control('iphone iphone sharing off')
     check(await att_error(client.get_notification_attributes(uids[0], [(NA.TITLE, 20)])) == 0x03,
