@@ -278,6 +278,11 @@ async def checks(radio: RadioProcess) -> None:
     check(call.event_id == ancs.EventId.NOTIFICATION_ADDED and call.category_id == ancs.CategoryId.INCOMING_CALL
           and not call.event_flags & ancs.EventFlags.PRE_EXISTING
           and call.event_flags & ancs.EventFlags.POSITIVE_ACTION, 'notification added at run time (not pre-existing)')
+    await radio.control(f'iphone iphone modify {added["uid"]} {{"title": "Mum (2 calls)", "flags": ["important"]}}')
+    modified = await await_notification(received, mark, lambda n: n.event_id == ancs.EventId.NOTIFICATION_MODIFIED)
+    title = await client.get_notification_attributes(added['uid'], [(NA.TITLE, 50)])
+    check(modified is not None and modified.event_flags & ancs.EventFlags.IMPORTANT and title[0].value == 'Mum (2 calls)',
+          'modify: a Modified event, then the new title')
     await client.perform_positive_action(added['uid'])
     removed = await await_notification(received, mark, lambda n: n.notification_uid == added['uid']
                                        and n.event_id == ancs.EventId.NOTIFICATION_REMOVED)
