@@ -110,7 +110,8 @@ class Consumer:
         transport = await open_transport(f'tcp-client:127.0.0.1:{port}')
         config = DeviceConfiguration(name='Bumble-NC', address=hci.Address(NC_ADDRESS, hci.Address.RANDOM_DEVICE_ADDRESS),
                                      identity_address_type=hci.Address.RANDOM_DEVICE_ADDRESS,
-                                     advertising_interval_min=20, advertising_interval_max=40)
+                                     advertising_interval_min=20, advertising_interval_max=40,
+                                     irk=bytes(range(0x40, 0x50)))
         device = Device(config=config, host=Host(transport.source, transport.sink))
         consumer = cls(device)
 
@@ -129,14 +130,25 @@ class Consumer:
             delegate=PairingDelegate(PairingDelegate.NO_OUTPUT_NO_INPUT, local_initiator_key_distribution=keys,
                                      local_responder_key_distribution=keys))
         await device.power_on()
-        solicitation = bytes(gatt.GATT_ANCS_SERVICE.uuid_bytes)
+        await consumer.advertise()
+        return consumer
+
+    async def advertise(self) -> str:
+        """Connectable advertising with the ANCS solicitation from a fresh resolvable
+        private address of our IRK (a consumer with privacy, as BareBLE can be)."""
+        device = self.device
+        if device.is_advertising:
+            await device.stop_advertising()
+        address = hci.Address.generate_private_address(device.irk)
+        await device.send_command(hci.HCI_LE_Set_Random_Address_Command(random_address=address))
+        device.random_address = address
         await device.start_advertising(
             advertising_type=AdvertisingType.UNDIRECTED_CONNECTABLE_SCANNABLE,
             advertising_data=bytes([2, 0x01, 0x06, 17, AdvertisingData.LIST_OF_128_BIT_SERVICE_SOLICITATION_UUIDS])
-            + solicitation,
+            + bytes(gatt.GATT_ANCS_SERVICE.uuid_bytes),
             scan_response_data=bytes([10, 0x09]) + b'Bumble-NC',
-            auto_restart=True)
-        return consumer
+            own_address_type=hci.OwnAddressType.RANDOM, auto_restart=True)
+        return address.to_string(False)
 
     async def discover(self, connection) -> Peer:
         peer = Peer(connection)
@@ -344,8 +356,10 @@ async def checks(radio: RadioProcess) -> None:
     # Reconnect: new RPA, same bond, no pairing; Service Changed again; notifications flow.
     pairings = sum(1 for e in radio.events if e['event'] == 'pairing-complete')
     mark_events = len(radio.events)
+    nc_rpa = await nc.advertise()  # the consumer rotated its address too
     ack = await radio.control('iphone iphone reconnect')
     connection = await asyncio.wait_for(nc.connections.get(), 10)
+    check(ack['address'] == 'C4:4B:4D:00:04:01', f'the phone resolves the consumer\'s new RPA {nc_rpa} to its identity')
     new_rpa = ack['own_address']
     check(new_rpa != ack['previous_own_address'] and resolves(new_rpa, irk),
           f'reconnect from a new RPA ({ack["previous_own_address"]} -> {new_rpa})')

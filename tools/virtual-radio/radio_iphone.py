@@ -292,7 +292,14 @@ class EmulatedIPhone(GattPeer):
             if connection.is_encrypted:
                 asyncio.ensure_future(self.on_encrypted(connection))
 
+        def on_pairing(_keys) -> None:
+            # Encryption starts before the keys are distributed: only now is the
+            # consumer known by its identity, which the kept subscription must name.
+            if self.service_changed_subscribed(connection):
+                self.service_changed_bonds.add(str(connection.peer_address))
+
         connection.on(connection.EVENT_DISCONNECTION, on_disconnection)
+        connection.on(connection.EVENT_PAIRING, on_pairing)
         connection.on(connection.EVENT_CONNECTION_ATT_MTU_UPDATE, on_mtu)
         connection.on(connection.EVENT_CONNECTION_ENCRYPTION_CHANGE, on_encryption_change)
         for waiter in self.connected_waiters:
