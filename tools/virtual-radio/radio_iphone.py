@@ -310,6 +310,8 @@ class EmulatedIPhone(GattPeer):
     async def session(self, connection) -> None:
         gone = asyncio.get_running_loop().create_future()
         connection.on(connection.EVENT_DISCONNECTION, lambda reason: gone.done() or gone.set_result(reason))
+        if connection.handle not in self.device.connections:  # dropped before we listened
+            gone.set_result(None)
         work = asyncio.ensure_future(self.meet(connection))
         await gone
         work.cancel()
