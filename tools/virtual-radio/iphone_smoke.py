@@ -97,6 +97,7 @@ class Consumer:
         self.connections: asyncio.Queue = asyncio.Queue()
         self.changes: asyncio.Queue = asyncio.Queue()
         self.secret_required = True
+        self.subscribed = asyncio.Event()
         device.on('connection', self.connections.put_nowait)
 
     async def gone(self, connection) -> None:
@@ -115,8 +116,11 @@ class Consumer:
         device = Device(config=config, host=Host(transport.source, transport.sink))
         consumer = cls(device)
 
-        def secret(connection) -> bytes:
+        async def secret(connection) -> bytes:
             if consumer.secret_required and not connection.is_encrypted:
+                # Held until our Service Changed subscription is in, so the phone's
+                # pairing (and publishing) comes after it, as the check expects.
+                await consumer.subscribed.wait()
                 raise att.ATT_Error(0x05)  # Insufficient Authentication, as Apple's guidelines ask
             return b'secret'
 
@@ -203,6 +207,7 @@ async def checks(radio: RadioProcess) -> None:
           'unencrypted link: ANCS and AMS are not published')
     changed = peer.get_characteristics_by_uuid(gatt.GATT_SERVICE_CHANGED_CHARACTERISTIC)[0]
     await peer.subscribe(changed, nc.changes.put_nowait, prefer_notify=False)
+    nc.subscribed.set()
 
     # The phone reads our secret, is refused, pairs (SC, bonding, its IRK distributed).
     paired = await radio.find(lambda e: e['event'] == 'pairing-complete' and e.get('peer') == 'iphone', 20)
