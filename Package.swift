@@ -125,7 +125,7 @@ let package = Package(
         .systemLibrary(name: "CLibFuzzer", path: "tools/fuzz/libfuzzer"),
         .executableTarget(
             name: "bareble-fuzz",
-            dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding", "Beacon", "TestSupport", "CLibFuzzer"],
+            dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding", "Beacon", "Trace", "TestSupport", "CLibFuzzer"],
             path: "tools/fuzz/targets",
             swiftSettings: strict
         ),

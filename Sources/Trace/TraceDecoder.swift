@@ -358,6 +358,7 @@ public struct TraceDecoder: Sendable {
         case let .readByTypeResponse(r): r.attributeDataList.first?.attributeHandle
         case let .readByGroupTypeResponse(r): r.attributeDataList.first?.attributeHandle
         case let .findInformationResponse(r): r.informationData.first?.handle
+        case let .findByTypeValueResponse(r): r.handlesInformationList.first?.foundAttributeHandle
         default: nil
         }
     }
@@ -369,8 +370,8 @@ public struct TraceDecoder: Sendable {
         let at: Int
         switch ATTOpcode(rawValue: opcode) {
         case .readRequest, .readBlobRequest, .writeRequest, .writeCommand, .signedWriteCommand, .prepareWriteRequest,
-             .prepareWriteResponse, .handleValueNotification, .handleValueIndication: at = 1
-        case .errorResponse: at = 2
+             .prepareWriteResponse, .handleValueNotification, .handleValueIndication, .findByTypeValueResponse: at = 1
+        case .errorResponse, .findInformationResponse, .readByTypeResponse, .readByGroupTypeResponse: at = 2
         default: return nil
         }
         guard bytes.count >= at + 2 else { return nil }
