@@ -25,6 +25,15 @@ enum FieldList {
         return fields
     }
 
+    /// The value under `label`, looked for in `value` and the payload of an enum case.
+    static func value(_ label: String, in value: Any) -> Any? {
+        for child in Mirror(reflecting: value).children {
+            if child.label == label { return child.value }
+            if child.label == nil, let found = Self.value(label, in: child.value) { return found }
+        }
+        return nil
+    }
+
     /// A field value as text: bytes in hex, optionals unwrapped, the rest as the type
     /// describes itself.
     static func text(_ value: Any) -> String {

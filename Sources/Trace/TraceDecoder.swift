@@ -23,6 +23,9 @@ public struct TraceDecoder: Sendable {
     public static let maximumNames = 4096
 
     public var showKeys: Bool
+    /// List each packet's fields (`-v`, JSON with fields). Off, a packet costs no
+    /// reflection: the identifying numbers, names and summary are still filled in.
+    public var withFields: Bool
     /// Connections forgotten because ``maximumConnections`` were tracked.
     public private(set) var forgottenConnections = 0
 
@@ -37,8 +40,13 @@ public struct TraceDecoder: Sendable {
     private var peers: [Link: BluetoothAddress] = [:]
     private var linkOrder: [Link] = []
 
-    public init(showKeys: Bool = false) {
+    public init(showKeys: Bool = false, withFields: Bool = true) {
         self.showKeys = showKeys
+        self.withFields = withFields
+    }
+
+    private func fields(_ value: Any) -> [(String, String)] {
+        withFields ? FieldList.of(value, showKeys: showKeys) : []
     }
 
     public mutating func decode(_ record: CaptureRecord) -> TracePacket {
@@ -108,10 +116,8 @@ public struct TraceDecoder: Sendable {
         do {
             let command = try type.init(parameters: &reader)
             try reader.expectEnd()
-            packet.fields = FieldList.of(command, showKeys: showKeys)
-            if let peer = packet.fields.first(where: { $0.0 == "peerAddress" }), let address = BluetoothAddress(peer.1) {
-                packet.addresses = [address]
-            }
+            packet.fields = fields(command)
+            if let address = FieldList.value("peerAddress", in: command) as? BluetoothAddress { packet.addresses = [address] }
         } catch {
             packet.problem = "\(error)"
             packet.hex = parameters
@@ -142,26 +148,28 @@ public struct TraceDecoder: Sendable {
         case let .commandComplete(complete):
             packet.opcode = complete.opcode.rawValue
             packet.summary = complete.opcode.name
-            packet.fields = [("command", complete.opcode.name), ("numHCICommandPackets", "\(complete.numHCICommandPackets)")]
-            if let status = complete.status { packet.fields.append(("status", "\(status)")) }
-            packet.fields += returnParameters(of: complete)
+            if withFields {
+                packet.fields = [("command", complete.opcode.name), ("numHCICommandPackets", "\(complete.numHCICommandPackets)")]
+                if let status = complete.status { packet.fields.append(("status", "\(status)")) }
+                packet.fields += returnParameters(of: complete)
+            }
         case let .commandStatus(status):
             packet.opcode = status.opcode.rawValue
             packet.summary = "\(status.opcode.name): \(status.status)"
-            packet.fields = FieldList.of(status, showKeys: showKeys)
+            packet.fields = fields(status)
         case let .disconnectionComplete(disconnection):
             packet.connection = disconnection.connectionHandle
-            packet.fields = FieldList.of(disconnection, showKeys: showKeys)
+            packet.fields = fields(disconnection)
             forget(Link(index: packet.index, handle: disconnection.connectionHandle))
         case let .encryptionChange(change):
             packet.connection = change.connectionHandle
-            packet.fields = FieldList.of(change, showKeys: showKeys)
+            packet.fields = fields(change)
         case let .le(meta):
             decodeLEMeta(meta, into: &packet)
         case let .unknown(_, parameters):
             packet.hex = parameters
         default:
-            packet.fields = FieldList.of(event, showKeys: showKeys)
+            packet.fields = fields(event)
         }
     }
 
@@ -183,6 +191,7 @@ public struct TraceDecoder: Sendable {
             packet.layers.insert(.adv)
             for (number, entry) in report.reports.enumerated() {
                 packet.addresses.append(entry.address)
+                guard withFields else { continue }
                 packet.fields.append(("report \(number + 1)", "\(entry.eventType) \(entry.address) (\(entry.addressType)) RSSI \(entry.rssi)"))
                 packet.fields += AdvertisingFields.of(entry.data)
             }
@@ -191,23 +200,22 @@ public struct TraceDecoder: Sendable {
             packet.layers.insert(.adv)
             for (number, entry) in report.reports.enumerated() {
                 packet.addresses.append(entry.address)
+                guard withFields else { continue }
                 packet.fields.append(("report \(number + 1)", "\(entry.eventType) \(entry.address) (\(entry.addressType)) RSSI \(entry.rssi)"))
                 packet.fields += AdvertisingFields.of(entry.data)
             }
             packet.summary = report.reports.map { "\($0.address)" }.joined(separator: ", ")
         case let .connectionComplete(complete):
             connected(Link(index: packet.index, handle: complete.connectionHandle), peer: complete.peerAddress, into: &packet)
-            packet.fields = FieldList.of(complete, showKeys: showKeys)
+            packet.fields = fields(complete)
         case let .enhancedConnectionComplete(complete):
             connected(Link(index: packet.index, handle: complete.connectionHandle), peer: complete.peerAddress, into: &packet)
-            packet.fields = FieldList.of(complete, showKeys: showKeys)
+            packet.fields = fields(complete)
         case let .unknown(_, parameters):
             packet.hex = parameters
         default:
-            packet.fields = FieldList.of(meta, showKeys: showKeys)
-            if let handle = packet.fields.first(where: { $0.0 == "connectionHandle" }), let value = UInt16(handle.1) {
-                packet.connection = value
-            }
+            packet.fields = fields(meta)
+            if let handle = FieldList.value("connectionHandle", in: meta) as? UInt16 { packet.connection = handle }
         }
     }
 
@@ -280,7 +288,7 @@ public struct TraceDecoder: Sendable {
         do {
             let command = try SignalingCommand(decoding: bytes)
             packet.name = "\(command.code)"
-            packet.fields = [("identifier", "\(command.identifier)"), ("data", Hex.string(command.data))]
+            if withFields { packet.fields = [("identifier", "\(command.identifier)"), ("data", Hex.string(command.data))] }
         } catch {
             packet.problem = "\(error)"
             packet.hex = bytes
@@ -295,7 +303,7 @@ public struct TraceDecoder: Sendable {
             let pdu = try SMPPDU(decoding: bytes)
             packet.name = "SMP \(pdu.code)"
             packet.summary = "\(pdu)" == "\(pdu.code)" ? "" : "\(pdu)"
-            packet.fields = FieldList.of(pdu, showKeys: showKeys)
+            packet.fields = fields(pdu)
         } catch {
             packet.problem = "\(error)"
             packet.hex = bytes
@@ -320,7 +328,7 @@ public struct TraceDecoder: Sendable {
         }
         packet.name = "ATT " + pdu.opcode.name
         packet.attHandle = Self.handle(of: pdu)
-        packet.fields = FieldList.of(pdu, showKeys: showKeys)
+        packet.fields = fields(pdu)
         let link = side.link
         let kind = pdu.opcode.kind
         if kind == .request || kind == .indication {

@@ -91,7 +91,7 @@ struct ScanToolBenchmark: ParsableCommand {
             child.interrupt()
             throw BenchError("the tool did not finish its output within 600 s")
         }
-        let (status, cpu) = child.wait()
+        let (status, cpu, _) = child.wait()
         var outcome = counter.outcome
         outcome.seconds = Double(counter.lastOutput - start) / 1e9
         outcome.cpuSeconds = cpu
@@ -193,14 +193,14 @@ struct ChildProcess {
 
     func interrupt() { kill(pid, SIGINT) }
 
-    /// The exit status and the CPU time the child used (user plus system).
-    func wait() -> (status: Int32, cpuSeconds: Double) {
+    /// The exit status, the CPU time the child used (user plus system) and its peak RSS.
+    func wait() -> (status: Int32, cpuSeconds: Double, maxRSSKiB: Int) {
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0, errno == EINTR {}
         let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
         let exited = status & 0x7F == 0
-        return (exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), cpu)
+        return (exited ? (status >> 8) & 0xFF : 128 + (status & 0x7F), cpu, usage.ru_maxrss)
     }
 
     /// What the child wrote to stderr (its last few lines), then the file is removed.

@@ -13,7 +13,7 @@ struct DecodeOptions: ParsableArguments {
     @Flag(name: .long, help: "Text even into a pipe.")
     var text = false
 
-    @Flag(name: .shortAndLong, help: "Each packet's fields under its line.")
+    @Flag(name: .shortAndLong, help: "Each packet's fields: under its line, or a \"fields\" member in JSON.")
     var verbose = false
 
     @Flag(name: .long, help: "Show SMP key material (redacted by default).")
@@ -59,7 +59,7 @@ final class TracePrinter {
 
     init(_ options: DecodeOptions) throws {
         self.options = options
-        decoder = TraceDecoder(showKeys: options.showKeys)
+        decoder = TraceDecoder(showKeys: options.showKeys, withFields: options.verbose)
         let terminal = isatty(1) == 1
         asJSON = options.json || (!options.text && !terminal)
         color = terminal && !asJSON && getenv("NO_COLOR") == nil
