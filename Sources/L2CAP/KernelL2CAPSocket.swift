@@ -228,11 +228,26 @@ public final class KernelL2CAPSocket: Sendable {
     public var receiveMTU: UInt16? { Self.option(fd, BT_RCVMTU) }
 
     /// The link's security level now, as the kernel reports it.
-    public var securityLevel: SecurityLevel? {
+    public var securityLevel: SecurityLevel? { security?.level }
+
+    /// The link's security level and encryption key size (octets, 0 while unencrypted).
+    /// On a connected socket the kernel reports the link's own (`hci_conn`) level and key
+    /// size, so this follows a pairing or encryption the peer started, too.
+    public var security: (level: SecurityLevel, keySize: UInt8)? {
         var security = bt_security()
         var length = socklen_t(MemoryLayout<bt_security>.size)
-        guard getsockopt(fd, SOL_BLUETOOTH, BT_SECURITY, &security, &length) == 0 else { return nil }
-        return SecurityLevel(rawValue: security.level)
+        guard getsockopt(fd, SOL_BLUETOOTH, BT_SECURITY, &security, &length) == 0,
+            let level = SecurityLevel(rawValue: security.level)
+        else { return nil }
+        return (level, security.key_size)
+    }
+
+    /// The link's HCI connection handle (L2CAP_CONNINFO), nil when the kernel does not say.
+    public var connectionHandle: UInt16? {
+        var information = l2cap_conninfo()
+        var length = socklen_t(MemoryLayout<l2cap_conninfo>.size)
+        guard getsockopt(fd, SOL_L2CAP, L2CAP_CONNINFO, &information, &length) == 0 else { return nil }
+        return information.hci_handle
     }
 
     /// Raises the link's security on a connected socket: the kernel pairs (or encrypts

@@ -24,6 +24,8 @@ public enum KernelSocketError: Error, Sendable, Equatable, CustomStringConvertib
     case linkFailed(peer: DeviceAddress, detail: String)
     /// Another socket already has this channel on this adapter (EADDRINUSE).
     case channelInUse(operation: String)
+    /// The listener was closed (``KernelL2CAPListener/close()``): it accepts no more links.
+    case listenerClosed
     /// Any other system call failure.
     case system(operation: String, errno: Int32, detail: String)
 
@@ -53,6 +55,8 @@ public enum KernelSocketError: Error, Sendable, Equatable, CustomStringConvertib
             return "\(peer): the link failed: \(detail)"
         case let .channelInUse(operation):
             return "\(operation): another socket already serves this channel on this adapter (bluetoothd?): stop it"
+        case .listenerClosed:
+            return "the listening socket was closed: no more centrals are accepted"
         case let .system(operation, code, detail):
             return "\(operation) failed: \(detail) (errno \(code))"
         }

@@ -1,0 +1,108 @@
+import BluetoothCore
+import Foundation
+import Glibc
+import HCITransport
+import Testing
+import TestSupport
+
+/// The peripheral role on hci-raw:N, in the lane's guest: the built `bareble-peripheral
+/// serve --transport hci-raw:0` advertises on hci0's raw channel and serves through the
+/// kernel's ATT listener; `bareble-central --transport hci-raw:1`, a central made by hci1's
+/// kernel, explores, reads, pairs (both kernels' SMP) and subscribes. The database served
+/// is a clone of the Bumble peripheral's (explored first), so the oracle is Bumble's own
+/// account of its database, not our output.
+enum KernelPeripheralCases {
+    static let hci0 = "F0:0D:00:00:02:00/public"
+    static let secret = "736563726574"  // "secret"
+
+    static func servesThroughKernel() async throws {
+        // The kernel's SMP needs managed adapters, on both sides; keys an earlier run left
+        // would make the kernels encrypt instead of pairing.
+        for index in [0, 1] {
+            let up = try await KernelAdapterCases.runTool(["adapters", "--up", "\(index)"])
+            try #require(up.status == 0, "adapters --up \(index): \(up.errors)")
+        }
+        _ = try KernelManagement.unpair(index: 0, peer: DeviceAddress(KernelGuest.hci1Address, type: .public))
+        _ = try KernelManagement.unpair(index: 1, peer: DeviceAddress(KernelGuest.hci0Address, type: .public))
+
+        let clone = try await KernelAdapterCases.runTool(
+            ["explore", KernelToolCases.address + "/random", "--json", "--no-auto-pair", "--transport", "hci-raw:1"])
+        try #require(clone.status == 0, "explore of the Bumble peer: \(clone.errors)")
+        let file = KernelGuest.jobDirectory + "/kernel-peripheral-clone.json"
+        try clone.output.write(toFile: file, atomically: true, encoding: .utf8)
+
+        let server = try KernelAdapterCases.startTool(
+            ["serve", "--database", file, "--require-encryption", KernelGuest.encryptedUUID, "--transport", "hci-raw:0"],
+            executable: builtExecutable(named: "bareble-peripheral"), interactive: true)
+        var stopped = false
+        defer { if !stopped { kill(server.pid, SIGKILL); _ = server.finishBlocking() } }
+        let advertising = try await server.next("advertising") { $0["event"] as? String == "advertising" }
+        print("kernel guest: bareble-peripheral on hci-raw:0: \(advertising)")
+        // The value the explorer could not read (it needs encryption) is given now.
+        try server.type("set \(KernelGuest.encryptedUUID) \(secret)")
+        _ = try await server.next("set's result") { $0["event"] as? String == "sent" }
+
+        let transport = ["--transport", "hci-raw:1"]
+        let explore = try await KernelAdapterCases.runTool(["explore", hci0, "--json", "--no-auto-pair"] + transport)
+        try #require(explore.status == 0, "explore of our server: \(explore.errors)")
+        let explored = try #require(try JSONSerialization.jsonObject(with: Data(explore.output.utf8)) as? [String: Any], "\(explore.output)")
+        let services = try #require(explored["services"] as? [[String: Any]])
+        let ours = KernelGuest.entries(ofJSON: services, valueHandleKey: "valueHandle")
+        let expected = try await KernelGuest.peerDatabase()
+        try #require(ours == expected, "our server's database differs from the peer it cloned:\nmissing \(expected.filter { !ours.contains($0) })\nextra \(ours.filter { !expected.contains($0) })")
+        let characteristics = services.flatMap { $0["characteristics"] as? [[String: Any]] ?? [] }
+        let encrypted = try #require(characteristics.first { ($0["uuid"] as? String)?.uppercased() == KernelGuest.encryptedUUID })
+        try #require(encrypted["value"] is NSNull && encrypted["errorCode"] as? Int == 0x05, "before pairing: \(encrypted)")
+        let connected = try await server.next("connected") { $0["event"] as? String == "connected" }
+        try #require((connected["central"] as? String)?.hasPrefix(KernelGuest.hci1Address.description) == true, "\(connected)")
+        print("kernel guest: explore over hci-raw:1 of our server on hci-raw:0: \(ours.count) declarations equal to the cloned peer's, MTU \(explored["mtu"] ?? "?")")
+
+        let refused = try await KernelAdapterCases.runTool(["read", hci0, KernelGuest.encryptedUUID, "--no-auto-pair"] + transport)
+        try #require(refused.status != 0 && refused.errors.contains("Insufficient Authentication"), "read before pairing: \(refused.output) \(refused.errors)")
+        let read = try await KernelAdapterCases.runTool(["read", hci0, KernelGuest.encryptedUUID, "--json"] + transport)
+        try #require(read.status == 0, "read with the kernel pairing: \(read.errors)")
+        let value = try #require(try JSONSerialization.jsonObject(with: Data(read.output.utf8)) as? [String: Any], "\(read.output)")
+        try #require((value["value"] as? String)?.lowercased() == secret, "after pairing: \(value)")
+        _ = try await server.next("encrypted") { $0["event"] as? String == "encrypted" && $0["encrypted"] as? Bool == true }
+        let served = try await server.next("the read") { $0["event"] as? String == "read" && ($0["uuid"] as? String)?.uppercased() == KernelGuest.encryptedUUID }
+        print("kernel guest: the kernels paired; our server answered \(served)")
+
+        let subscriber = try KernelAdapterCases.startTool(["subscribe", hci0, KernelGuest.notifyUUID, "--count", "1", "--json"] + transport)
+        let subscribed: [String: Any]
+        do {
+            subscribed = try await server.next("subscribed", timeout: .seconds(40)) { $0["event"] as? String == "subscribed" }
+        } catch {
+            kill(subscriber.pid, SIGTERM)
+            let run = try await subscriber.finish()
+            throw KernelCaseFailure("\(error); the subscriber: status \(run.status), \(run.errors)")
+        }
+        try #require((subscribed["uuid"] as? String)?.uppercased() == KernelGuest.notifyUUID, "\(subscribed)")
+        try server.type("notify \(KernelGuest.notifyUUID) 0a0b")
+        _ = try await server.next("notify's result") { $0["event"] as? String == "sent" }
+        let run = try await withThrowingTaskGroup(of: CentralTool.Run?.self) { group in
+            group.addTask { try await subscriber.finish() }
+            group.addTask {
+                try await Task.sleep(for: .seconds(30))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let run = try await group.next() ?? nil else {
+                kill(subscriber.pid, SIGKILL)
+                throw KernelCaseFailure("`subscribe --count 1` did not end within 30 s of the notification")
+            }
+            return run
+        }
+        try #require(run.status == 0, "subscribe: \(run.errors)")
+        let values = run.output.split(separator: "\n").compactMap { line in
+            ((try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["value"] as? String)?.lowercased()
+        }
+        try #require(values == ["0a0b"], "subscribe printed \(run.output)")
+
+        kill(server.pid, SIGINT)
+        stopped = true
+        let exit = try await server.finish()
+        try #require(exit.status == 0, "serve: \(exit.errors)")
+        let disconnections = exit.output.split(separator: "\n").filter { $0.contains("\"disconnected\"") }.count
+        try #require(disconnections >= 4, "each central's link ended (explore, two reads, subscribe): \(exit.output)")
+    }
+}
