@@ -2,6 +2,7 @@ import BluetoothCore
 import Foundation
 import Glibc
 import HCITransport
+import L2CAP
 import Testing
 import TestSupport
 
@@ -25,6 +26,21 @@ enum KernelPeripheralCases {
         _ = try KernelManagement.unpair(index: 0, peer: DeviceAddress(KernelGuest.hci1Address, type: .public))
         _ = try KernelManagement.unpair(index: 1, peer: DeviceAddress(KernelGuest.hci0Address, type: .public))
 
+        // close() ends an accept at once, whether it was already waiting or starts after
+        // (the peripheral host's end relies on it), and frees CID 4 for the server below.
+        let listener = try KernelL2CAPListener(adapter: 0)
+        let waiting = Task { () -> KernelSocketError? in
+            do throws(KernelSocketError) { _ = try await listener.accept(timeout: .seconds(60)) } catch { return error }
+            return nil
+        }
+        let closing = ContinuousClock.now
+        listener.close()
+        let ended = await waiting.value
+        let took = ContinuousClock.now - closing
+        guard ended == .listenerClosed, took < .seconds(20) else {
+            throw KernelCaseFailure("the listener's close ended its accept with \(String(describing: ended)) after \(took)")
+        }
+
         let clone = try await KernelAdapterCases.runTool(
             ["explore", KernelToolCases.address + "/random", "--json", "--no-auto-pair", "--transport", "hci-raw:1"])
         try #require(clone.status == 0, "explore of the Bumble peer: \(clone.errors)")
@@ -47,7 +63,9 @@ enum KernelPeripheralCases {
         try #require(explore.status == 0, "explore of our server: \(explore.errors)")
         let explored = try #require(try JSONSerialization.jsonObject(with: Data(explore.output.utf8)) as? [String: Any], "\(explore.output)")
         let services = try #require(explored["services"] as? [[String: Any]])
-        let ours = KernelGuest.entries(ofJSON: services, valueHandleKey: "valueHandle")
+        // Our GATT service adds Server Supported Features (2 handles), as the clone round
+        // trip on the radio shows; everything else is the peer's, handle for handle.
+        let ours = KernelGuest.entries(ofJSON: try withoutServerSupportedFeatures(services), valueHandleKey: "valueHandle")
         let expected = try await KernelGuest.peerDatabase()
         try #require(ours == expected, "our server's database differs from the peer it cloned:\nmissing \(expected.filter { !ours.contains($0) })\nextra \(ours.filter { !expected.contains($0) })")
         let characteristics = services.flatMap { $0["characteristics"] as? [[String: Any]] ?? [] }
@@ -63,20 +81,24 @@ enum KernelPeripheralCases {
         try #require(read.status == 0, "read with the kernel pairing: \(read.errors)")
         let value = try #require(try JSONSerialization.jsonObject(with: Data(read.output.utf8)) as? [String: Any], "\(read.output)")
         try #require((value["value"] as? String)?.lowercased() == secret, "after pairing: \(value)")
-        _ = try await server.next("encrypted") { $0["event"] as? String == "encrypted" && $0["encrypted"] as? Bool == true }
-        let served = try await server.next("the read") { $0["event"] as? String == "read" && ($0["uuid"] as? String)?.uppercased() == KernelGuest.encryptedUUID }
-        print("kernel guest: the kernels paired; our server answered \(served)")
+        // The link's events and the read's are reported by different paths, in no set
+        // order: the read is looked for in the whole output at the end.
+        let encryptedEvent = try await server.next("encrypted") { $0["event"] as? String == "encrypted" && $0["encrypted"] as? Bool == true }
+        print("kernel guest: the kernels paired; our server saw \(encryptedEvent)")
 
         let subscriber = try KernelAdapterCases.startTool(["subscribe", hci0, KernelGuest.notifyUUID, "--count", "1", "--json"] + transport)
         let subscribed: [String: Any]
         do {
-            subscribed = try await server.next("subscribed", timeout: .seconds(40)) { $0["event"] as? String == "subscribed" }
+            // (A central may subscribe to Service Changed first.)
+            subscribed = try await server.next("subscribed", timeout: .seconds(40)) {
+                $0["event"] as? String == "subscribed" && KernelGuest.upper($0["uuid"]) == KernelGuest.notifyUUID
+            }
         } catch {
             kill(subscriber.pid, SIGTERM)
             let run = try await subscriber.finish()
             throw KernelCaseFailure("\(error); the subscriber: status \(run.status), \(run.errors)")
         }
-        try #require((subscribed["uuid"] as? String)?.uppercased() == KernelGuest.notifyUUID, "\(subscribed)")
+        try #require(subscribed["kind"] as? String == "notifications", "\(subscribed)")
         try server.type("notify \(KernelGuest.notifyUUID) 0a0b")
         _ = try await server.next("notify's result") { $0["event"] as? String == "sent" }
         let run = try await withThrowingTaskGroup(of: CentralTool.Run?.self) { group in
@@ -102,7 +124,35 @@ enum KernelPeripheralCases {
         stopped = true
         let exit = try await server.finish()
         try #require(exit.status == 0, "serve: \(exit.errors)")
-        let disconnections = exit.output.split(separator: "\n").filter { $0.contains("\"disconnected\"") }.count
+        let lines = exit.output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        try #require(lines.contains { $0["event"] as? String == "read" && KernelGuest.upper($0["uuid"]) == KernelGuest.encryptedUUID }, "no read of the protected value reported: \(exit.output)")
+        let disconnections = lines.filter { $0["event"] as? String == "disconnected" }.count
         try #require(disconnections >= 4, "each central's link ended (explore, two reads, subscribe): \(exit.output)")
+    }
+
+    /// `services` (explore's JSON) without our GATT service's Server Supported Features
+    /// characteristic, and every handle after it moved down by its two.
+    static func withoutServerSupportedFeatures(_ services: [[String: Any]]) throws -> [[String: Any]] {
+        let gattIndex = try #require(services.firstIndex { KernelGuest.upper($0["uuid"]) == "1801" }, "no GATT service")
+        var gatt = services[gattIndex]
+        var characteristics = gatt["characteristics"] as? [[String: Any]] ?? []
+        let index = try #require(characteristics.firstIndex { KernelGuest.upper($0["uuid"]) == "2B3A" }, "no Server Supported Features in \(gatt)")
+        let removed = try #require(characteristics[index]["handle"] as? Int)
+        try #require(characteristics[index]["valueHandle"] as? Int == removed + 1)
+        characteristics.remove(at: index)
+        gatt["characteristics"] = characteristics
+        var result = services
+        result[gattIndex] = gatt
+        func shifted(_ object: [String: Any]) -> [String: Any] {
+            var object = object
+            for key in ["handle", "end", "start", "valueHandle"] {
+                if let handle = object[key] as? Int, handle > removed { object[key] = handle - 2 }
+            }
+            for key in ["characteristics", "descriptors", "includes"] {
+                if let nested = object[key] as? [[String: Any]] { object[key] = nested.map(shifted) }
+            }
+            return object
+        }
+        return result.map(shifted)
     }
 }
