@@ -95,12 +95,14 @@ final class KernelLink: PeripheralLink {
     private static func checkSecurity(
         _ socket: KernelL2CAPSocket, _ observed: Lock<KernelL2CAPSocket.SecurityLevel?>, _ observer: Lock<(@Sendable () -> Void)?>
     ) {
+        // A link nobody watches (ours as central) skips the system call.
+        guard let changed = observer.withLock({ $0 }) else { return }
         let now = socket.securityLevel
         let moved = observed.withLock { last in
             defer { last = now }
             return last != now
         }
-        if moved { observer.withLock { $0 }?() }
+        if moved { changed() }
     }
 
     var connection: Connection? { nil }

@@ -29,20 +29,16 @@ final class KernelAcceptance: Sendable {
     /// How long one accept waits before it is made again.
     static let acceptWait: Duration = .seconds(3600)
 
-    let adapter: Int
     let listener: KernelL2CAPListener
     let agent: KernelPairingAgent
-    let policy: SecurityPolicy
     private let loop = Lock<Task<Void, Never>?>(nil)
     /// Handles for links whose HCI handle the kernel did not report: above the 12-bit
     /// range of real ones (Core Vol 4 Part E 5.4.2), so they never collide.
     private let syntheticHandles = Lock<UInt16>(0xF000)
 
-    private init(adapter: Int, listener: KernelL2CAPListener, agent: KernelPairingAgent, policy: SecurityPolicy) {
-        self.adapter = adapter
+    private init(listener: KernelL2CAPListener, agent: KernelPairingAgent) {
         self.listener = listener
         self.agent = agent
-        self.policy = policy
     }
 
     static func open(adapter: Int, policy: SecurityPolicy) throws(PeripheralHostError) -> KernelAcceptance {
@@ -59,7 +55,7 @@ final class KernelAcceptance: Sendable {
             listener.close()
             throw .kernel(.adapter("cannot answer the kernel's pairing requests on hci\(adapter): \(error)"))
         }
-        return KernelAcceptance(adapter: adapter, listener: listener, agent: agent, policy: policy)
+        return KernelAcceptance(listener: listener, agent: agent)
     }
 
     /// Accepts centrals until ``close()``, handing each socket to `accepted`.
