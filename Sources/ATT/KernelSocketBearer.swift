@@ -42,9 +42,15 @@ public final class KernelSocketBearer: ATTBearer {
                 willDeliver?()
                 receive(pdu)
             }, closed: { [weak self] error in
-                // The kernel gives no HCI reason on a socket; 0x08 (connection timeout) is
-                // the honest stand-in for "the link went away under us".
-                self?.lifecycle.end(error.map { .failed($0.description) } ?? .disconnected(reason: 0x08))
+                // The socket's errno stands for the HCI reason when the kernel ended the
+                // link; an end of file gives none, and 0x08 (connection timeout) is the
+                // honest stand-in for "the link went away under us".
+                let reason: ATTBearerError = switch error {
+                case nil: .disconnected(reason: 0x08)
+                case let .linkEnded(_, reason)?: .disconnected(reason: reason)
+                case let other?: .failed(other.description)
+                }
+                self?.lifecycle.end(reason)
             })
         } catch {
             lifecycle.end(.failed(error.description))

@@ -297,10 +297,26 @@ public final class KernelL2CAPSocket: Sendable {
                 if let bytes { receive(Array(bytes)) }
                 return nil
             }, closed: { error in
-                closed(error.map { KernelSocketError.linkFailed(peer: peer, detail: $0.description) })
+                closed(error.map { error in
+                    if let reason = Self.disconnectReason(error) { return .linkEnded(peer: peer, reason: reason) }
+                    return .linkFailed(peer: peer, detail: error.description)
+                })
             })
         } catch {
             throw .system(operation: "start", errno: EIO, detail: error.description)
+        }
+    }
+
+    /// The HCI reason a failed read stands for when the kernel ended the link: it closes
+    /// every channel of a link that ends with `bt_to_errno(reason)` (Linux
+    /// net/bluetooth/lib.c), which folds 0x13-0x15 into ECONNRESET (the transports' "closed
+    /// by peer"; read as 0x13, the peer's user ended it). nil for anything else.
+    static func disconnectReason(_ error: TransportError) -> UInt8? {
+        switch error {
+        case .closedByPeer: 0x13  // ECONNRESET: remote user terminated (or low resources, power off)
+        case .system(_, .read, ETIMEDOUT, _): 0x08  // connection timeout
+        case .system(_, .read, ECONNABORTED, _): 0x16  // terminated by the local host
+        default: nil
         }
     }
 
