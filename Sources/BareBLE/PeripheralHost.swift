@@ -330,7 +330,7 @@ public final class PeripheralHost: Sendable {
             refuse(connection, why: "\(error)")
             return
         }
-        register(link) { _ in link.close() }
+        register(link) { $0.close() }
     }
 
     /// A new link: counts as the end of the set on the air; whether it is over the limit,
