@@ -18,9 +18,14 @@ public final class KernelSocketBearer: ATTBearer {
     private let lifecycle = BearerLifecycle()
     private let currentMTU = Lock(ATTConstants.minimumLEMTU)
     private let limit: UInt16?
+    private let willDeliver: (@Sendable () -> Void)?
 
-    public init(socket: KernelL2CAPSocket) {
+    /// - Parameter willDeliver: told on the reader thread before each PDU is handed on.
+    ///   The kernel announces no security change on a socket; a server reads the link's
+    ///   level here, so every request is judged by the protection it arrived under.
+    public init(socket: KernelL2CAPSocket, willDeliver: (@Sendable () -> Void)? = nil) {
         self.socket = socket
+        self.willDeliver = willDeliver
         let limits = [socket.receiveMTU, socket.sendMTU].compactMap { $0 }.filter { $0 >= ATTConstants.minimumLEMTU }
         limit = limits.min()
     }
@@ -32,10 +37,20 @@ public final class KernelSocketBearer: ATTBearer {
     ) {
         guard lifecycle.start(closed: closed) else { return }
         do {
-            try socket.start(receive: receive, closed: { [weak self] error in
-                // The kernel gives no HCI reason on a socket; 0x08 (connection timeout) is
-                // the honest stand-in for "the link went away under us".
-                self?.lifecycle.end(error.map { .failed($0.description) } ?? .disconnected(reason: 0x08))
+            let willDeliver = self.willDeliver
+            try socket.start(receive: { pdu in
+                willDeliver?()
+                receive(pdu)
+            }, closed: { [weak self] error in
+                // The socket's errno stands for the HCI reason when the kernel ended the
+                // link; an end of file gives none, and 0x08 (connection timeout) is the
+                // honest stand-in for "the link went away under us".
+                let reason: ATTBearerError = switch error {
+                case nil: .disconnected(reason: 0x08)
+                case let .linkEnded(_, reason)?: .disconnected(reason: reason)
+                case let other?: .failed(other.description)
+                }
+                self?.lifecycle.end(reason)
             })
         } catch {
             lifecycle.end(.failed(error.description))

@@ -5,12 +5,23 @@ import HCITransport
 import L2CAP
 import SMP
 
-/// A link the kernel made (`hci-raw:N`): ATT over its L2CAP LE socket on the ATT channel.
-/// The kernel owns the connection and SMP, so security is raised with BT_SECURITY and the
-/// kernel pairs (or uses a key it holds); the link ends when the socket closes.
+/// A link the kernel made (`hci-raw:N`): ATT over its L2CAP LE socket on the ATT channel,
+/// one we connected as central or one a central made to us that the kernel's ATT listener
+/// handed over. The kernel owns the connection and SMP, so security is raised with
+/// BT_SECURITY and the kernel pairs (or uses a key it holds); the link ends when the
+/// socket closes.
+///
+/// The kernel tells a socket nothing when the peer pairs or encrypts: the level is read
+/// from the socket before each PDU is handed on (``observeSecurity(_:)``), so a server
+/// judges every request by the protection it arrived under.
 final class KernelLink: PeripheralLink {
     let socket: KernelL2CAPSocket
     let bearer: any ATTBearer
+    /// The HCI handle the kernel reports for the link (for an accepted link; 0 otherwise).
+    let handle: UInt16
+    /// The level last read from the socket, and who is told when it moves.
+    private let observedLevel: Lock<KernelL2CAPSocket.SecurityLevel?>
+    private let securityObserver: Lock<(@Sendable () -> Void)?>
     /// The level ``secure(explicit:)`` asks for: what the pairing configuration demands.
     let level: KernelL2CAPSocket.SecurityLevel
     let securityTimeout: Duration
@@ -19,11 +30,16 @@ final class KernelLink: PeripheralLink {
     /// Set once the ATT client exists: its bearer's end is the link's end.
     private let att = Lock<ATTClient?>(nil)
 
-    init(socket: KernelL2CAPSocket, security: SecurityPolicy, securityTimeout: Duration = .seconds(30)) {
+    init(socket: KernelL2CAPSocket, security: SecurityPolicy, handle: UInt16 = 0, securityTimeout: Duration = .seconds(30)) {
         self.socket = socket
-        bearer = KernelSocketBearer(socket: socket)
+        self.handle = handle
+        let observedLevel = Lock(socket.securityLevel)
+        let observer = Lock<(@Sendable () -> Void)?>(nil)
+        self.observedLevel = observedLevel
+        securityObserver = observer
+        bearer = KernelSocketBearer(socket: socket, willDeliver: { Self.checkSecurity(socket, observedLevel, observer) })
         level = Self.level(for: security.pairing)
-        responder = security.delegate.map(DelegateResponder.init)
+        responder = Self.responder(for: security)
         self.securityTimeout = securityTimeout
     }
 
@@ -31,21 +47,32 @@ final class KernelLink: PeripheralLink {
     /// the policy's IO capability: the kernel fixes a link's IO capability (and so the
     /// pairing method) when the link is made.
     static func connect(to peer: DeviceAddress, adapter: Int, security: SecurityPolicy, timeout: Duration) async throws(PeripheralError) -> KernelLink {
-        do {
-            try KernelManagement.setIOCapability(index: adapter, security.pairing.ioCapability.rawValue)
-        } catch where security.pairing.ioCapability != .noInputNoOutput {
-            throw .kernelSocket(.adapter("cannot give hci\(adapter)'s kernel our IO capability (\(security.pairing.ioCapability)), "
-                + "which decides how it pairs: \(error) (the management interface needs CAP_NET_ADMIN)"))
-        } catch {
-            // No input, no output is the kernel's own default, and a socket connects
-            // without CAP_NET_ADMIN: not being able to say it again is no failure.
-        }
+        do { try giveIOCapability(adapter: adapter, security) } catch { throw .kernelSocket(error) }
         do {
             let socket = try await KernelL2CAPSocket.connect(to: peer, adapter: adapter, security: .low, timeout: timeout)
             return KernelLink(socket: socket, security: security)
         } catch {
             throw .kernelSocket(error)
         }
+    }
+
+    /// Tells hci`adapter`'s kernel the policy's IO capability: the kernel copies it into a
+    /// link as the link is made, and it decides how the kernel pairs.
+    static func giveIOCapability(adapter: Int, _ security: SecurityPolicy) throws(KernelSocketError) {
+        do {
+            try KernelManagement.setIOCapability(index: adapter, security.pairing.ioCapability.rawValue)
+        } catch where security.pairing.ioCapability != .noInputNoOutput {
+            throw .adapter("cannot give hci\(adapter)'s kernel our IO capability (\(security.pairing.ioCapability)), "
+                + "which decides how it pairs: \(error) (the management interface needs CAP_NET_ADMIN)")
+        } catch {
+            // No input, no output is the kernel's own default, and a socket connects
+            // without CAP_NET_ADMIN: not being able to say it again is no failure.
+        }
+    }
+
+    /// The policy's delegate as the answerer of the kernel's pairing questions.
+    static func responder(for security: SecurityPolicy) -> (any KernelPairingResponder)? {
+        security.delegate.map(DelegateResponder.init)
     }
 
     /// BT_SECURITY for a configuration: `fips` for Secure Connections Only, `high` when
@@ -57,11 +84,46 @@ final class KernelLink: PeripheralLink {
 
     func attach(_ client: ATTClient) { att.withLock { $0 = client } }
 
+    /// `changed` is told (on the reader thread, before the PDU that revealed it is handed
+    /// on) whenever the link's security level differs from the last one read; checked
+    /// once at once, for a change before the observer was in place.
+    func observeSecurity(_ changed: @escaping @Sendable () -> Void) {
+        securityObserver.withLock { $0 = changed }
+        Self.checkSecurity(socket, observedLevel, securityObserver)
+    }
+
+    private static func checkSecurity(
+        _ socket: KernelL2CAPSocket, _ observed: Lock<KernelL2CAPSocket.SecurityLevel?>, _ observer: Lock<(@Sendable () -> Void)?>
+    ) {
+        // A link nobody watches (ours as central) skips the system call.
+        guard let changed = observer.withLock({ $0 }) else { return }
+        let now = socket.securityLevel
+        let moved = observed.withLock { last in
+            defer { last = now }
+            return last != now
+        }
+        if moved { changed() }
+    }
+
     var connection: Connection? { nil }
     var peer: DeviceAddress { socket.peer }
     var isConnected: Bool { att.withLock { $0?.closedReason } == nil }
     var disconnectReason: HCIErrorCode? { att.withLock { $0?.closedReason }.map(Self.reason) }
     var isEncrypted: Bool { (socket.securityLevel?.rawValue ?? 0) >= KernelL2CAPSocket.SecurityLevel.medium.rawValue }
+
+    /// The kernel's level as ATT permissions see it: `medium` encrypted, `high`
+    /// authenticated, `fips` authenticated LE Secure Connections (the kernel's name for an
+    /// authenticated SC key of 16 octets). A `medium` or `high` key may come from Secure
+    /// Connections too; the socket does not say, so "Secure Connections only" attributes
+    /// need `fips`. Whether the kernel holds a key for the central is not told either: an
+    /// unencrypted link answers Insufficient Authentication (0x05), and the central pairs
+    /// or encrypts as it sees fit.
+    var linkSecurity: ATTLinkSecurity {
+        guard let (level, keySize) = socket.security, level.rawValue >= KernelL2CAPSocket.SecurityLevel.medium.rawValue else { return .open }
+        return ATTLinkSecurity(
+            isEncrypted: true, isAuthenticated: level.rawValue >= KernelL2CAPSocket.SecurityLevel.high.rawValue,
+            isSecureConnections: level == .fips, keySize: keySize == 0 ? 16 : keySize)
+    }
 
     /// The socket gives no HCI reason: a host close reads as 0x16, the rest as the
     /// bearer reports it.
@@ -92,6 +154,12 @@ final class KernelLink: PeripheralLink {
     }
 
     func close() {}
+}
+
+extension KernelLink: AcceptedLink {
+    /// The kernel keeps its keys: no bond of ours names the central.
+    var identity: DeviceAddress { peer }
+    var host: HostLink? { nil }
 }
 
 /// The policy's ``PairingDelegate`` answering the kernel's pairing questions.

@@ -22,8 +22,10 @@ import SMP
 ///   address of the bond store's IRK, new at each start and every
 ///   ``Options/addressRotation``; SMP binds pairings to that address. A central's RPA is
 ///   resolved to its bond with the IRKs the store holds (``RemoteCentral/identity``).
-/// - Beside the kernel (`hci-raw:N`) the kernel accepts connections:
-///   ``PeripheralHostError/kernelOwnsConnections(adapter:)``.
+/// - Beside the kernel (`hci-raw:N`) the kernel makes the links: we advertise with HCI
+///   commands on the raw channel, the kernel's ATT listening socket (CID 4) hands each
+///   central's ATT channel over, and each link is a ``KernelLink`` (its ATT bearer is
+///   that socket; the kernel runs SMP as responder). See `PeripheralHost+Kernel.swift`.
 public final class PeripheralHost: Sendable {
     public struct Options: Sendable {
         /// Connectable kinds only; `ownAddress` is replaced by our RPA under privacy.
@@ -96,8 +98,7 @@ public final class PeripheralHost: Sendable {
     public let central: Central
     public let options: Options
     public let advertiser: Advertiser
-    let channels: ChannelManager
-    let connector: Connector
+    let source: LinkSource
     let server: ServerAttachment?
     /// Removes our acceptor (and no other) when the host goes away.
     private let acceptorToken = Lock<UInt64?>(nil)
@@ -125,9 +126,6 @@ public final class PeripheralHost: Sendable {
     /// Takes over accepting `central`'s incoming connections (one host per Central).
     /// `server` attaches the ATT server to each link.
     public init(central: Central, options: Options, server: ServerAttachment? = nil) throws(PeripheralHostError) {
-        guard let channels = central.channels, let connector = central.connector else {
-            throw .kernelOwnsConnections(adapter: central.kernelAdapter ?? 0)
-        }
         guard (1...Options.linkLimit).contains(options.maximumLinks) else {
             throw .invalidOptions("maximumLinks \(options.maximumLinks) is outside 1 ... \(Options.linkLimit)")
         }
@@ -135,18 +133,31 @@ public final class PeripheralHost: Sendable {
             throw .invalidOptions("a PeripheralHost advertises connectably; \(options.advertising.kind) advertising accepts no connection (use Advertiser for it)")
         }
         if central.security.privacy, central.security.bonds == nil { throw .privacyNeedsBondStore }
+        if let channels = central.channels, let connector = central.connector {
+            source = .host(channels, connector)
+        } else {
+            source = .kernel(try KernelAcceptance.open(adapter: central.kernelAdapter ?? 0, policy: central.security))
+        }
         self.central = central
         self.options = options
-        self.channels = channels
-        self.connector = connector
         self.server = server
         advertiser = Advertiser(controller: central.controller)
-        guard let token = connector.setAcceptor({ [weak self] connection in self?.accept(connection) }) else { throw .alreadyAccepting }
-        acceptorToken.withLock { $0 = token }
+        switch source {
+        case let .host(_, connector):
+            guard let token = connector.setAcceptor({ [weak self] connection in self?.accept(connection) }) else { throw .alreadyAccepting }
+            acceptorToken.withLock { $0 = token }
+        case let .kernel(acceptance):
+            acceptance.start { [weak self] socket in self?.accept(socket) }
+        }
     }
 
     deinit {
-        if let token = acceptorToken.withLock({ $0 }) { connector.removeAcceptor(token) }
+        switch source {
+        case let .host(_, connector):
+            if let token = acceptorToken.withLock({ $0 }) { connector.removeAcceptor(token) }
+        case let .kernel(acceptance):
+            acceptance.close()
+        }
         state.withLock { state in
             state.loop?.cancel()
             state.resets?.cancel()
@@ -270,7 +281,7 @@ public final class PeripheralHost: Sendable {
         }
     }
 
-    private func reconsider() {
+    func reconsider() {
         _ = state.withLock { $0.reconsider }?.yield()
     }
 
@@ -300,13 +311,8 @@ public final class PeripheralHost: Sendable {
     // MARK: Links (on the transport's reader thread)
 
     private func accept(_ connection: Connection) {
-        let (over, localAddress) = state.withLock { state in
-            state.setEndings += 1
-            let over = state.links.count >= options.maximumLinks
-            if over { state.statistics.refusedOverLimit += 1 }
-            // The set on the air now (under privacy its RPA may have rotated since the start).
-            return (over, state.broadcast?.address ?? state.advertisingAddress)
-        }
+        guard case let .host(channels, _) = source else { return }
+        let (over, localAddress) = admission()
         guard !over else {
             refuse(connection, why: "\(options.maximumLinks) centrals are connected already (maximumLinks)")
             return
@@ -324,24 +330,50 @@ public final class PeripheralHost: Sendable {
             refuse(connection, why: "\(error)")
             return
         }
+        register(link) { $0.close() }
+    }
+
+    /// A new link: counts as the end of the set on the air; whether it is over the limit,
+    /// and the address it was made to.
+    func admission() -> (over: Bool, localAddress: DeviceAddress?) {
+        state.withLock { state in
+            state.setEndings += 1
+            let over = state.links.count >= options.maximumLinks
+            if over { state.statistics.refusedOverLimit += 1 }
+            // The set on the air now (under privacy its RPA may have rotated since the start).
+            return (over, state.broadcast?.address ?? state.advertisingAddress)
+        }
+    }
+
+    /// Gives an accepted link its ATT server and client, reports it, and watches for its
+    /// end; `ended` releases what the link holds below before the end is reported.
+    @discardableResult
+    func register<Link: AcceptedLink>(_ link: Link, attached: (ATTClient) -> Void = { _ in }, ended release: @escaping @Sendable (Link) -> Void) -> RemoteCentral {
         let attServer = server?(LinkSetup(
-            handle: handle, address: link.peer, identity: link.identity, bearer: link.bearer,
+            handle: link.handle, address: link.peer, identity: link.identity, bearer: link.bearer,
             security: link.linkSecurity))
         let att = ATTClient(bearer: link.bearer, server: attServer)
+        attached(att)
         let remote = RemoteCentral(link: link, att: att, server: attServer) { [weak self] event in self?.emit(event) }
-        state.withLock { $0.links[handle] = remote }
+        state.withLock { $0.links[link.handle] = remote }
         emit(.connected(remote))
         Task { [weak self] in
             let reason = (try? await link.disconnection()) ?? .unspecifiedError
-            link.close()
+            release(link)
             self?.ended(remote, reason: reason)
         }
         reconsider()
+        return remote
     }
 
     private func refuse(_ connection: Connection, why: String) {
-        emit(.refused(connection.peer, why: why))
         Task { try? await connection.disconnect(reason: .remoteDeviceTerminatedConnectionDueToLowResources) }
+        reportRefused(connection.peer, why: why)
+    }
+
+    /// A link that was let go at once: reported, and advertising reconsidered.
+    func reportRefused(_ peer: DeviceAddress, why: String) {
+        emit(.refused(peer, why: why))
         reconsider()
     }
 
@@ -353,7 +385,7 @@ public final class PeripheralHost: Sendable {
         reconsider()
     }
 
-    private func remote(_ handle: UInt16) -> RemoteCentral? { state.withLock { $0.links[handle] } }
+    func remote(_ handle: UInt16) -> RemoteCentral? { state.withLock { $0.links[handle] } }
 
     private func pairingEnded(handle: UInt16, _ result: Result<PairingKeys, PairingError>, saved: Result<Bool, BondStoreError>?) {
         guard let remote = remote(handle) else { return }
@@ -379,7 +411,7 @@ public final class PeripheralHost: Sendable {
         }
     }
 
-    private func emit(_ event: PeripheralHostEvent) {
+    func emit(_ event: PeripheralHostEvent) {
         let dropped = listeners.yield(event)
         if dropped > 0 { state.withLock { $0.statistics.droppedEvents += dropped } }
     }

@@ -1,9 +1,11 @@
 import HCI
+import L2CAP
 
 /// Why a ``PeripheralHost`` could not be made or could not advertise.
 public enum PeripheralHostError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Beside the kernel (`hci-raw:N`) the kernel owns connections and answers for them.
-    case kernelOwnsConnections(adapter: Int)
+    /// Beside the kernel (`hci-raw:N`): the kernel's ATT listener or pairing agent could
+    /// not be set up.
+    case kernel(KernelSocketError)
     /// Another ``PeripheralHost`` already accepts this Central's connections.
     case alreadyAccepting
     /// The options ask for something impossible; the text says what.
@@ -15,8 +17,8 @@ public enum PeripheralHostError: Error, Sendable, Equatable, CustomStringConvert
 
     public var description: String {
         switch self {
-        case let .kernelOwnsConnections(adapter):
-            "hci\(adapter) is shared with the kernel (hci-raw), which accepts and serves connections itself: use the user channel (hci:\(adapter)) or an H4 transport to accept connections with BareBLE"
+        case let .kernel(error):
+            "cannot accept centrals through the kernel: \(error)"
         case .alreadyAccepting:
             "another PeripheralHost already accepts this Central's connections: stop using it, or use that one"
         case let .invalidOptions(why):

@@ -6,10 +6,12 @@ import L2CAP
 import SMP
 
 /// A central connected to our advertising (`CBCentral`), as ``PeripheralHost`` accepted
-/// it: its own HCI ``Connection``, ATT bearer and ``ATTClient`` (whose server side is the
-/// host's server attachment), MTU and SMP, in the responder role.
+/// it: its own ATT bearer and ``ATTClient`` (whose server side is the host's server
+/// attachment), MTU and security. On BareBLE's own host it has its HCI ``Connection`` and
+/// our SMP in the responder role; on `hci-raw:N` the kernel made the link, its ATT channel
+/// is a kernel socket, and the kernel runs SMP.
 public final class RemoteCentral: Sendable, CustomStringConvertible {
-    let link: HostLink
+    let link: any AcceptedLink
     /// The ATT client of this link; PDUs the central sends as a client go to the server
     /// handler the host's attachment returned (or are counted in
     /// ``ATTClient/Statistics/ignoredPDUs`` without one).
@@ -21,7 +23,7 @@ public final class RemoteCentral: Sendable, CustomStringConvertible {
     /// not bond) they are the only record of how the link's key was made.
     private let pairing = Lock<PairingKeys?>(nil)
 
-    init(link: HostLink, att: ATTClient, server: ATTServer?, report: @escaping @Sendable (PeripheralHostEvent) -> Void) {
+    init(link: any AcceptedLink, att: ATTClient, server: ATTServer?, report: @escaping @Sendable (PeripheralHostEvent) -> Void) {
         self.link = link
         self.att = att
         self.server = server
@@ -40,8 +42,9 @@ public final class RemoteCentral: Sendable, CustomStringConvertible {
         server?.updatePeer(link.identity)
     }
 
-    public var connection: Connection { link.hci }
-    public var handle: UInt16 { link.hci.handle }
+    /// The HCI connection; nil on `hci-raw:N`, where the kernel owns it.
+    public var connection: Connection? { link.connection }
+    public var handle: UInt16 { link.handle }
     /// The address the central connected from (an RPA when it uses privacy).
     public var address: DeviceAddress { link.peer }
     /// Its bonded identity when its address, or the RPA its IRK resolves, has a bond in the
@@ -51,7 +54,8 @@ public final class RemoteCentral: Sendable, CustomStringConvertible {
     public var isConnected: Bool { link.isConnected }
     public var isEncrypted: Bool { link.isEncrypted }
     public var disconnectReason: HCIErrorCode? { link.disconnectReason }
-    public var security: SecurityManager { link.security }
+    /// Our SMP on this link; nil on `hci-raw:N`, where the kernel pairs.
+    public var security: SecurityManager? { link.host?.security }
     /// The link's protection as the ATT server checks permissions against it.
     public var linkSecurity: ATTLinkSecurity { link.linkSecurity }
 
@@ -68,7 +72,8 @@ public final class RemoteCentral: Sendable, CustomStringConvertible {
     }
 
     /// Sends SMP Security Request (Core Vol 3 Part H 3.6.7) and returns once the central has
-    /// paired, or encrypted with the bond it holds. The central decides; one that ignores
+    /// paired, or encrypted with the bond it holds (on `hci-raw:N` the kernel sends it when
+    /// the socket's BT_SECURITY is raised to the policy's level). The central decides; one that ignores
     /// the request fails this after the SMP timeout (30 s) with
     /// ``PeripheralError/security(_:)``. Bonds are saved to the policy's store as for any
     /// pairing.
@@ -101,8 +106,11 @@ public final class RemoteCentral: Sendable, CustomStringConvertible {
         _ request: ConnectionParameterUpdateRequest, timeout: Duration = .seconds(10)
     ) async throws(PeripheralError) -> ParameterUpdate {
         guard request.isValid else { throw .signaling(.invalidConnectionParameters(request)) }
-        let connection = link.hci
-        if await bothSupportParametersRequest() {
+        guard let host = link.host else {
+            throw .notSupported("on hci-raw the kernel owns the connection and offers a socket no way to ask for connection parameters: use the user channel (hci:N) for this")
+        }
+        let connection = host.hci
+        if await bothSupportParametersRequest(connection) {
             do {
                 return .linkLayer(try await connection.updateParameters(request.connectionParameters, timeout: timeout))
             } catch .controller(.commandFailed(_, let status)) where status == .unsupportedRemoteFeature {
@@ -114,7 +122,7 @@ public final class RemoteCentral: Sendable, CustomStringConvertible {
         let update: UInt64
         do { update = try connection.expectConnectionUpdate() } catch { throw .connection(error) }
         do {
-            try await link.channels.requestConnectionParameterUpdate(request, connection: connection.handle, timeout: timeout)
+            try await host.channels.requestConnectionParameterUpdate(request, connection: connection.handle, timeout: timeout)
         } catch {
             connection.forgetConnectionUpdate(update)
             throw .signaling(error)
@@ -122,8 +130,7 @@ public final class RemoteCentral: Sendable, CustomStringConvertible {
         do { return .l2cap(try await connection.waitForConnectionUpdate(update, timeout: timeout)) } catch { throw .connection(error) }
     }
 
-    private func bothSupportParametersRequest() async -> Bool {
-        let connection = link.hci
+    private func bothSupportParametersRequest(_ connection: Connection) async -> Bool {
         guard connection.controller.info?.leFeatures.contains(.connectionParametersRequestProcedure) == true else { return false }
         if let known = connection.remoteFeatures { return known.contains(.connectionParametersRequestProcedure) }
         // Unknown features (the read failed or is not supported): L2CAP works with every central.

@@ -7,11 +7,24 @@ import HCITransport
 /// when a central connects to this adapter (advertising connectably), the kernel hands
 /// each new link's channel to ``accept(timeout:)`` as a ``KernelL2CAPSocket``. This is
 /// how a GATT server serves in the kernel-assisted mode.
+///
+/// The kernel offers a listener every new LE link of the adapter whose ATT channel no
+/// socket has yet, so a link this process connects as central (its socket is on the link
+/// before the link is up) is not offered; one another program made, without an ATT
+/// socket, is.
+///
+/// ``close()`` wakes a waiting ``accept(timeout:)`` (a wake pipe beside the socket, as the
+/// transports' reader has): poll() does not return when another thread closes the fd it
+/// waits on, and a closed fd's number may be reused under it. The socket itself is closed
+/// when the listener goes away, after any accept that still holds it.
 public final class KernelL2CAPListener: Sendable {
     public let channel: ChannelIdentifier
     public let localAddress: BluetoothAddress
     public let adapter: Int
     let fd: Int32
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private let closed = Lock(false)
 
     /// Binds to hci`adapter`'s address on `channel` and listens. `security` is what the
     /// kernel must reach on an accepted link before data flows.
@@ -28,25 +41,44 @@ public final class KernelL2CAPListener: Sendable {
             Glibc.close(fd)
             throw error
         }
+        guard let wake = Posix.makeWakePipe() else {
+            let code = errno
+            Glibc.close(fd)
+            throw .system(operation: "pipe", errno: code, detail: Posix.message(code))
+        }
         self.fd = fd
+        wakeRead = wake.read
+        wakeWrite = wake.write
         self.channel = channel
         self.localAddress = local
         self.adapter = adapter
     }
 
-    deinit { Glibc.close(fd) }
+    deinit {
+        Glibc.close(fd)
+        Glibc.close(wakeRead)
+        Glibc.close(wakeWrite)
+    }
+
+    /// Ends listening: a waiting ``accept(timeout:)`` and every later one throw
+    /// ``KernelSocketError/listenerClosed``; links accepted before stay.
+    public func close() {
+        let first = closed.withLock { closed in
+            defer { closed = true }
+            return !closed
+        }
+        guard first else { return }
+        // Never drained: every later wait sees it too.
+        var one: UInt8 = 1
+        _ = Glibc.write(wakeWrite, &one, 1)
+    }
 
     /// The next incoming link's channel; waits on a thread of its own until `timeout`.
     public func accept(timeout: Duration) async throws(KernelSocketError) -> KernelL2CAPSocket {
-        let fd = self.fd
-        let channel = self.channel
-        let local = localAddress
-        let adapter = self.adapter
         let result: Result<KernelL2CAPSocket, KernelSocketError> = await withCheckedContinuation { continuation in
-            let started = PosixThread.start {
-                continuation.resume(returning: Result { () throws(KernelSocketError) in
-                    try Self.acceptBlocking(fd, channel: channel, local: local, adapter: adapter, timeout: timeout)
-                })
+            // The thread holds the listener, so its fd stays open while it waits.
+            let started = PosixThread.start { [self] in
+                continuation.resume(returning: Result { () throws(KernelSocketError) in try acceptBlocking(timeout: timeout) })
             }
             if case let .success(thread) = started { pthread_detach(thread) } else {
                 continuation.resume(returning: .failure(.system(operation: "pthread_create", errno: EAGAIN, detail: "cannot start a thread")))
@@ -55,9 +87,10 @@ public final class KernelL2CAPListener: Sendable {
         return try result.get()
     }
 
-    static func acceptBlocking(_ fd: Int32, channel: ChannelIdentifier, local: BluetoothAddress, adapter: Int, timeout: Duration) throws(KernelSocketError) -> KernelL2CAPSocket {
+    func acceptBlocking(timeout: Duration) throws(KernelSocketError) -> KernelL2CAPSocket {
         let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)
         while true {
+            if closed.withLock({ $0 }) { throw .listenerClosed }
             var address = sockaddr_l2()
             var length = socklen_t(MemoryLayout<sockaddr_l2>.size)
             let client = withUnsafeMutablePointer(to: &address) { pointer in
@@ -69,7 +102,7 @@ public final class KernelL2CAPListener: Sendable {
                 let peerAddress = (try? BluetoothAddress(littleEndian: bytes)) ?? .zero
                 let type: AddressType = address.l2_bdaddr_type == UInt8(BDADDR_LE_RANDOM) ? .random : .public
                 do throws(KernelSocketError) {
-                    return try KernelL2CAPSocket(fd: client, peer: DeviceAddress(peerAddress, type: type), channel: channel, localAddress: local, adapter: adapter)
+                    return try KernelL2CAPSocket(fd: client, peer: DeviceAddress(peerAddress, type: type), channel: channel, localAddress: localAddress, adapter: adapter)
                 } catch {
                     Glibc.close(client)
                     throw error
@@ -78,9 +111,22 @@ public final class KernelL2CAPListener: Sendable {
             let code = errno
             if code == EINTR { continue }
             guard code == EAGAIN || code == EWOULDBLOCK else { throw .from(errno: code, operation: "accept", peer: nil) }
-            let revents = Posix.wait(fd, for: Int16(POLLIN), until: deadline)
-            if revents == 0 { throw .timedOut(peer: nil, waitingFor: "a central to connect", after: timeout) }
-            if revents < 0 { throw .from(errno: -revents, operation: "accept", peer: nil) }
+            switch waitForCentralOrClose(until: deadline) {
+            case 0: throw .timedOut(peer: nil, waitingFor: "a central to connect", after: timeout)
+            case let failed where failed < 0: throw .from(errno: -failed, operation: "accept", peer: nil)
+            default: continue
+            }
+        }
+    }
+
+    /// poll() on the socket and the wake pipe: >0 when either is ready, 0 at the deadline,
+    /// a negative errno on failure.
+    private func waitForCentralOrClose(until deadline: UInt64) -> Int32 {
+        while true {
+            var entries = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&entries, 2, Posix.pollTimeout(until: deadline))
+            if ready >= 0 { return ready }
+            if errno != EINTR { return -errno }
         }
     }
 }

@@ -228,11 +228,26 @@ public final class KernelL2CAPSocket: Sendable {
     public var receiveMTU: UInt16? { Self.option(fd, BT_RCVMTU) }
 
     /// The link's security level now, as the kernel reports it.
-    public var securityLevel: SecurityLevel? {
+    public var securityLevel: SecurityLevel? { security?.level }
+
+    /// The link's security level and encryption key size (octets, 0 while unencrypted).
+    /// On a connected socket the kernel reports the link's own (`hci_conn`) level and key
+    /// size, so this follows a pairing or encryption the peer started, too.
+    public var security: (level: SecurityLevel, keySize: UInt8)? {
         var security = bt_security()
         var length = socklen_t(MemoryLayout<bt_security>.size)
-        guard getsockopt(fd, SOL_BLUETOOTH, BT_SECURITY, &security, &length) == 0 else { return nil }
-        return SecurityLevel(rawValue: security.level)
+        guard getsockopt(fd, SOL_BLUETOOTH, BT_SECURITY, &security, &length) == 0,
+            let level = SecurityLevel(rawValue: security.level)
+        else { return nil }
+        return (level, security.key_size)
+    }
+
+    /// The link's HCI connection handle (L2CAP_CONNINFO), nil when the kernel does not say.
+    public var connectionHandle: UInt16? {
+        var information = l2cap_conninfo()
+        var length = socklen_t(MemoryLayout<l2cap_conninfo>.size)
+        guard getsockopt(fd, SOL_L2CAP, L2CAP_CONNINFO, &information, &length) == 0 else { return nil }
+        return information.hci_handle
     }
 
     /// Raises the link's security on a connected socket: the kernel pairs (or encrypts
@@ -282,10 +297,26 @@ public final class KernelL2CAPSocket: Sendable {
                 if let bytes { receive(Array(bytes)) }
                 return nil
             }, closed: { error in
-                closed(error.map { KernelSocketError.linkFailed(peer: peer, detail: $0.description) })
+                closed(error.map { error in
+                    if let reason = Self.disconnectReason(error) { return .linkEnded(peer: peer, reason: reason) }
+                    return .linkFailed(peer: peer, detail: error.description)
+                })
             })
         } catch {
             throw .system(operation: "start", errno: EIO, detail: error.description)
+        }
+    }
+
+    /// The HCI reason a failed read stands for when the kernel ended the link: it closes
+    /// every channel of a link that ends with `bt_to_errno(reason)` (Linux
+    /// net/bluetooth/lib.c), which folds 0x13-0x15 into ECONNRESET (the transports' "closed
+    /// by peer"; read as 0x13, the peer's user ended it). nil for anything else.
+    static func disconnectReason(_ error: TransportError) -> UInt8? {
+        switch error {
+        case .closedByPeer: 0x13  // ECONNRESET: remote user terminated (or low resources, power off)
+        case .system(_, .read, ETIMEDOUT, _): 0x08  // connection timeout
+        case .system(_, .read, ECONNABORTED, _): 0x16  // terminated by the local host
+        default: nil
         }
     }
 

@@ -22,8 +22,13 @@ public enum KernelSocketError: Error, Sendable, Equatable, CustomStringConvertib
     case securityUnavailable
     /// The link broke while in use.
     case linkFailed(peer: DeviceAddress, detail: String)
+    /// The link ended with this HCI reason, as far as the socket's errno tells it (the
+    /// kernel turns the reason into an errno: `bt_to_errno`).
+    case linkEnded(peer: DeviceAddress, reason: UInt8)
     /// Another socket already has this channel on this adapter (EADDRINUSE).
     case channelInUse(operation: String)
+    /// The listener was closed (``KernelL2CAPListener/close()``): it accepts no more links.
+    case listenerClosed
     /// Any other system call failure.
     case system(operation: String, errno: Int32, detail: String)
 
@@ -51,8 +56,12 @@ public enum KernelSocketError: Error, Sendable, Equatable, CustomStringConvertib
                 + "(KernelManagement.powerOnManaged)"
         case let .linkFailed(peer, detail):
             return "\(peer): the link failed: \(detail)"
+        case let .linkEnded(peer, reason):
+            return "\(peer): the link ended (HCI reason 0x\(String(reason, radix: 16, uppercase: true)))"
         case let .channelInUse(operation):
             return "\(operation): another socket already serves this channel on this adapter (bluetoothd?): stop it"
+        case .listenerClosed:
+            return "the listening socket was closed: no more centrals are accepted"
         case let .system(operation, code, detail):
             return "\(operation) failed: \(detail) (errno \(code))"
         }

@@ -53,7 +53,7 @@ import TestSupport
         // Each link has its own bearer: our Exchange MTU gets each central's own answer.
         for (name, mtu) in zip(names, mtus) {
             let link = try #require(links[try PeripheralRadio.address(of: name)])
-            #expect(link.connection.role == .peripheral)
+            #expect(link.connection?.role == .peripheral)
             #expect(try await link.exchangeMTU(517) == UInt16(mtu))
             #expect(link.mtu == UInt16(mtu))
         }

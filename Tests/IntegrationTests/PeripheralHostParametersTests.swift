@@ -33,7 +33,7 @@ import TestSupport
             return
         }
         #expect(timing.connectionInterval == 40 && timing.supervisionTimeout == 400)
-        #expect(link.connection.timing == timing)
+        #expect(link.connection?.timing == timing)
         let seen = try await centralSaw(name)
         #expect(seen["interval"] as? Double == 50)
         withExtendedLifetime(host) {}
@@ -43,7 +43,7 @@ import TestSupport
     func l2cap() async throws {
         let (central, host, link, name) = try await connect(parametersRequest: false)
         defer { central.close() }
-        let features = try await link.connection.readRemoteFeatures()
+        let features = try await #require(link.connection).readRemoteFeatures()
         #expect(!features.contains(.connectionParametersRequestProcedure))
         let update = try await link.requestConnectionParameters(Self.request)
         guard case let .l2cap(timing) = update else {
@@ -51,7 +51,7 @@ import TestSupport
             return
         }
         #expect(timing.connectionInterval == 40 && timing.peripheralLatency == 0 && timing.supervisionTimeout == 400)
-        #expect(link.connection.timing == timing)
+        #expect(link.connection?.timing == timing)
         let seen = try await centralSaw(name)
         #expect(seen["interval"] as? Double == 50)
         withExtendedLifetime(host) {}

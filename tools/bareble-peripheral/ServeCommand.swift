@@ -19,7 +19,9 @@ struct Serve: AsyncParsableCommand {
             `set CHAR HEX` (change the stored value, notifying subscribers), `disconnect` (every \
             central). CHAR is a UUID or a handle. Events: connected, mtu, read, write, \
             subscribed, unsubscribed, paired, encrypted, disconnected; command results as \
-            "sent" or "error".
+            "sent" or "error". On hci-raw:N the kernel makes the links and pairs (power the \
+            adapter on with `bareble-central adapters --up N` so it can): we advertise on the \
+            raw channel and serve through the kernel's ATT listening socket.
             """
     )
 

@@ -51,11 +51,15 @@ enum KernelAdapterCases {
         return run
     }
 
-    /// Starts the built bareble-central; `finish()` waits for its exit. Not Foundation's
-    /// Process: in the guest its run loop cannot create its wake-up socket pair and the
-    /// child is never waited for.
+    /// Starts the built bareble-central (or `executable`); `finish()` waits for its exit.
+    /// Not Foundation's Process: in the guest its run loop cannot create its wake-up
+    /// socket pair and the child is never waited for.
     /// `input`: what the tool reads on stdin (a user's typed answers), else /dev/null.
-    static func startTool(_ arguments: [String], input: String? = nil) throws -> GuestTool {
+    /// `interactive`: stdin and stdout are pipes instead, for ``GuestTool/type(_:)`` and
+    /// ``GuestTool/next(_:timeout:where:)`` while the tool runs.
+    static func startTool(
+        _ arguments: [String], input: String? = nil, executable: String = CentralTool.executable, interactive: Bool = false
+    ) throws -> GuestTool {
         let serial = toolRuns.add(1, ordering: .relaxed).newValue
         let output = KernelGuest.jobDirectory + "/tool-\(getpid())-\(serial)-out.txt"
         let errors = KernelGuest.jobDirectory + "/tool-\(getpid())-\(serial)-err.txt"
@@ -64,28 +68,59 @@ enum KernelAdapterCases {
             stdin = KernelGuest.jobDirectory + "/tool-\(getpid())-\(serial)-in.txt"
             try input.write(toFile: stdin, atomically: true, encoding: .utf8)
         }
+        // [read, write] of the tool's stdin and of its stdout, close-on-exec in this process.
+        var inputPipe: [Int32] = [-1, -1]
+        var outputPipe: [Int32] = [-1, -1]
+        if interactive {
+            guard pipe(&inputPipe) == 0 else { throw KernelCaseFailure("pipe: errno \(errno)") }
+            guard pipe(&outputPipe) == 0 else {
+                inputPipe.forEach { Glibc.close($0) }
+                throw KernelCaseFailure("pipe: errno \(errno)")
+            }
+            // Other tools started meanwhile must not hold them (the reader would never see
+            // the end); dup2 gives the child its own copies without the flag.
+            (inputPipe + outputPipe).forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        if interactive {
+            posix_spawn_file_actions_adddup2(&actions, inputPipe[0], 0)
+            posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        }
         posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv = ([CentralTool.executable] + arguments).map { strdup($0) } + [nil]
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, CentralTool.executable, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw KernelCaseFailure("cannot run \(CentralTool.executable): errno \(spawned)") }
-        return GuestTool(pid: pid, output: output, errors: errors)
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        if interactive {
+            // The child's ends are its own now.
+            Glibc.close(inputPipe[0])
+            Glibc.close(outputPipe[1])
+        }
+        guard spawned == 0 else {
+            if interactive { [inputPipe[1], outputPipe[0]].forEach { Glibc.close($0) } }
+            throw KernelCaseFailure("cannot run \(executable): errno \(spawned)")
+        }
+        let lines = interactive ? GuestToolLines(reading: outputPipe[0]) : nil
+        return GuestTool(pid: pid, output: output, errors: errors, input: interactive ? inputPipe[1] : nil, lines: lines)
     }
 
     private static let toolRuns = Atomic(0)
 }
 
-/// A bareble-central started in the guest.
+/// A bareble-central (or another built tool) started in the guest.
 struct GuestTool: Sendable {
     let pid: pid_t
     let output: String
     let errors: String
+    /// The write end of an interactive tool's stdin.
+    var input: Int32? = nil
+    /// An interactive tool's stdout, line by line as it comes.
+    var lines: GuestToolLines? = nil
 
     /// Waits (on a thread of its own) for the tool's exit; its status and output.
     func finish() async throws -> CentralTool.Run {
@@ -93,12 +128,91 @@ struct GuestTool: Sendable {
     }
 
     func finishBlocking() -> CentralTool.Run {
+        if let input { Glibc.close(input) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return CentralTool.Run(
             status: exitStatus,
-            output: (try? String(contentsOfFile: output, encoding: .utf8)) ?? "",
+            output: lines?.all(waitingForEnd: .seconds(5)).joined(separator: "\n") ?? (try? String(contentsOfFile: output, encoding: .utf8)) ?? "",
             errors: (try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")
+    }
+
+    /// Writes `line` and a newline to an interactive tool's stdin (a user typing).
+    func type(_ line: String) throws {
+        guard let input else { throw KernelCaseFailure("the tool was not started interactive") }
+        let bytes = Array((line + "\n").utf8)
+        guard write(input, bytes, bytes.count) == bytes.count else { throw KernelCaseFailure("writing to the tool's stdin: errno \(errno)") }
+    }
+
+    /// The next JSON line of an interactive tool (after those already returned) that
+    /// satisfies `predicate`.
+    func next(_ what: String, timeout: Duration = .seconds(30), where predicate: @escaping @Sendable ([String: Any]) -> Bool) async throws -> [String: Any] {
+        guard let lines else { throw KernelCaseFailure("the tool was not started interactive") }
+        return try await onOwnThread { try lines.nextBlocking(what, timeout: timeout, where: predicate) }.object
+    }
+}
+
+/// One JSON line, handed from the reading thread to the test.
+struct GuestToolLine: @unchecked Sendable {
+    var object: [String: Any]
+}
+
+/// An interactive tool's stdout, read by a thread of its own into lines.
+final class GuestToolLines: @unchecked Sendable {
+    // Guarded by `condition`.
+    private var lines: [String] = []
+    private var consumed = 0
+    private var ended = false
+    private let condition = NSCondition()
+
+    init(reading fd: Int32) {
+        Thread { [self] in
+            var pending: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = read(fd, &buffer, buffer.count)
+                if count < 0, errno == EINTR { continue }
+                condition.lock()
+                defer { condition.broadcast(); condition.unlock() }
+                guard count > 0 else {
+                    ended = true
+                    Glibc.close(fd)
+                    return
+                }
+                pending += buffer[0..<count]
+                while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                    lines.append(String(decoding: pending[..<newline], as: UTF8.self))
+                    pending.removeSubrange(...newline)
+                }
+            }
+        }.start()
+    }
+
+    func nextBlocking(_ what: String, timeout: Duration, where predicate: ([String: Any]) -> Bool) throws -> GuestToolLine {
+        let deadline = Date().addingTimeInterval(Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            while consumed < lines.count {
+                let line = lines[consumed]
+                consumed += 1
+                if let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], predicate(object) {
+                    return GuestToolLine(object: object)
+                }
+            }
+            if ended || !condition.wait(until: deadline) {
+                throw KernelCaseFailure("no line \(what) from the tool in \(timeout); its output: \(lines.suffix(12).joined(separator: "\n"))")
+            }
+        }
+    }
+
+    /// Every line, once the tool's stdout ended (or after `timeout`).
+    func all(waitingForEnd timeout: Duration) -> [String] {
+        let deadline = Date().addingTimeInterval(Double(timeout.components.seconds))
+        condition.lock()
+        defer { condition.unlock() }
+        while !ended, condition.wait(until: deadline) {}
+        return lines
     }
 }

@@ -18,6 +18,7 @@ enum KernelGuestCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
     case rawToolReadPairsThroughKernel
     case rawSecurityHighAsksTheDelegate
     case rawToolPairTypesThePasskey
+    case rawPeripheralServesThroughKernel
     case userChannelGATT
     case userChannelHeldByAnother
     case monitorRecordsBTSnoop
@@ -37,6 +38,7 @@ enum KernelGuestCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
         case .rawToolReadPairsThroughKernel: KernelToolCases.readPairsThroughKernel
         case .rawSecurityHighAsksTheDelegate: KernelSecurityCases.highAsksTheDelegate
         case .rawToolPairTypesThePasskey: KernelToolCases.pairTypesThePasskey
+        case .rawPeripheralServesThroughKernel: KernelPeripheralCases.servesThroughKernel
         case .userChannelGATT: KernelUserChannelCases.gatt
         case .userChannelHeldByAnother: KernelUserChannelCases.heldByAnother
         case .monitorRecordsBTSnoop: KernelMonitorCases.recordsBTSnoop

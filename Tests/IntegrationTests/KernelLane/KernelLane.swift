@@ -129,7 +129,9 @@ actor KernelLaneRun {
                 message: object["message"] as? String ?? "",
                 seconds: object["seconds"] as? Double ?? 0)
         }
-        print("kernel lane: exit \(code), \(cases.count) guest cases reported, wall time \(String(format: "%.1f", wall)) s (log: \(logPath))")
+        // .ci/run checks this line: every case of the enum reported by the guest.
+        let reported = KernelGuestCase.allCases.filter { cases[$0.rawValue] != nil }.count
+        print("kernel lane: exit \(code), \(reported)/\(KernelGuestCase.allCases.count) guest cases reported, wall time \(String(format: "%.1f", wall)) s (log: \(logPath))")
         return Result(outcome: outcome, exitCode: code, cases: cases, jobDirectory: job, wallSeconds: wall, outputTail: tail)
     }
 }
