@@ -49,8 +49,9 @@ enum HCIEventNames {
         }
     }
 
+    private static let digits = Array("0123456789ABCDEF")
+
     static func hex(_ byte: UInt8) -> String {
-        let digits = Array("0123456789ABCDEF")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+        String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
     }
 }

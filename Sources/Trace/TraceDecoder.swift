@@ -28,6 +28,8 @@ public struct TraceDecoder: Sendable {
     public var withFields: Bool
     /// Connections forgotten because ``maximumConnections`` were tracked.
     public private(set) var forgottenConnections = 0
+    /// Connection sides with state held (a reassembler or an outstanding request).
+    public var trackedSides: Int { max(reassemblers.count, pending.count) }
 
     struct Link: Hashable { var index: UInt16, handle: UInt16 }
     struct Side: Hashable { var link: Link, received: Bool }
@@ -51,7 +53,7 @@ public struct TraceDecoder: Sendable {
 
     public mutating func decode(_ record: CaptureRecord) -> TracePacket {
         let payload = record.payload
-        var packet = TracePacket(number: record.number, timestamp: record.timestamp, index: record.index, direction: .note, kind: "note", name: record.opcode.description)
+        var packet = TracePacket(number: record.number, timestamp: record.timestamp, index: record.index, direction: .note, kind: "note", name: "")
         switch record.opcode {
         case .commandPacket:
             packet.direction = .sent
@@ -72,6 +74,7 @@ public struct TraceDecoder: Sendable {
             if payload.count >= 2 { packet.connection = (UInt16(payload[0]) | UInt16(payload[1]) << 8) & 0x0FFF }
         case .newIndex:
             packet.kind = "new-index"
+            packet.name = record.opcode.description
             if let index = try? MonitorRecord.NewIndex(decoding: payload) {
                 packet.summary = "\(index.name) \(index.address)"
                 packet.addresses = [index.address]
@@ -80,11 +83,13 @@ public struct TraceDecoder: Sendable {
             }
         case .deleteIndex:
             packet.kind = "delete-index"
+            packet.name = record.opcode.description
         case .systemNote:
             packet.kind = "system-note"
+            packet.name = record.opcode.description
             packet.summary = String(decoding: payload.prefix { $0 != 0 }, as: UTF8.self)
         default:
-            packet.kind = "note"
+            packet.name = record.opcode.description
             packet.hex = payload
         }
         return packet
@@ -232,6 +237,24 @@ public struct TraceDecoder: Sendable {
         linkOrder.append(link)
     }
 
+    /// Reassemblers and outstanding requests exist per connection and direction, made by
+    /// whatever ACL a capture holds, with or without a Connection Complete: past twice
+    /// ``maximumConnections`` sides, those of connections not tracked are dropped, then all
+    /// (counted in ``forgottenConnections``).
+    private mutating func makeRoom() {
+        let limit = 2 * Self.maximumConnections
+        guard reassemblers.count >= limit || pending.count >= limit else { return }
+        let tracked = Set(linkOrder)
+        reassemblers = reassemblers.filter { tracked.contains($0.key.link) }
+        pending = pending.filter { tracked.contains($0.key.link) }
+        names = names.filter { tracked.contains($0.key) }
+        if reassemblers.count >= limit || pending.count >= limit {
+            forgottenConnections += 1
+            reassemblers = [:]
+            pending = [:]
+        }
+    }
+
     private mutating func forget(_ link: Link) {
         for received in [false, true] {
             reassemblers[Side(link: link, received: received)] = nil
@@ -258,12 +281,12 @@ public struct TraceDecoder: Sendable {
         packet.connection = acl.connectionHandle
         if let peer = peers[link] { packet.addresses = [peer] }
         let side = Side(link: link, received: packet.direction == .received)
-        var reassembler = reassemblers[side] ?? ACLReassembler(maximumPayload: [:], otherChannels: BasicFrame.maximumPayloadLength)
-        let (frame, dropped) = reassembler.receive(acl)
-        reassemblers[side] = reassembler
+        if reassemblers[side] == nil { makeRoom() }
+        // Mutated in place: a copy out of the table would copy a PDU being collected.
+        let (frame, dropped) = reassemblers[side, default: ACLReassembler(maximumPayload: [:], otherChannels: BasicFrame.maximumPayloadLength)].receive(acl)
         if let drop = dropped.first { packet.problem = "\(drop)" }
         guard let frame else {
-            packet.summary = reassembler.isReassembling ? "fragment (\(acl.data.count) bytes)" : ""
+            packet.summary = reassemblers[side]?.isReassembling == true ? "fragment (\(acl.data.count) bytes)" : ""
             packet.hex = acl.data
             return
         }
@@ -332,6 +355,7 @@ public struct TraceDecoder: Sendable {
         let link = side.link
         let kind = pdu.opcode.kind
         if kind == .request || kind == .indication {
+            if pending[side] == nil { makeRoom() }
             pending[side] = Pending(number: packet.number, timestamp: timestamp, request: pdu)
         } else if kind == .response || kind == .confirmation {
             // The answer travels the other way from its request, and is about its handle

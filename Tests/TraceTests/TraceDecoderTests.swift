@@ -61,4 +61,20 @@ import Trace
         #expect(packets[3].answers?.number == 3 && packets[3].attHandle == 0x0003)
         #expect(packets[3].name == "ATT Read Response")
     }
+
+    /// A capture that starts a PDU (and a request) on 20,000 connections it never opened:
+    /// the state held stays bounded and the loss is counted.
+    @Test func statePerConnectionIsBounded() {
+        var decoder = TraceDecoder(withFields: false)
+        for number in 0..<20_000 {
+            let handle = UInt16(number % 0x0EFF)
+            // A start fragment announcing 100 bytes with 7 present, then a whole request.
+            let fragment: [UInt8] = [UInt8(handle & 0xFF), UInt8(handle >> 8) | 0x20, 11, 0, 100, 0, 0x04, 0x00, 0x0A, 0x03, 0x00]
+            _ = decoder.decode(CaptureRecord(number: number, index: UInt16(number / 0x0EFF), opcode: .aclReceive, timestamp: 0, payload: fragment))
+            let request: [UInt8] = [UInt8(handle & 0xFF), UInt8(handle >> 8) | 0x20, 7, 0, 3, 0, 0x04, 0x00, 0x0A, 0x03, 0x00]
+            _ = decoder.decode(CaptureRecord(number: number, index: UInt16(number / 0x0EFF), opcode: .aclTransmit, timestamp: 0, payload: request))
+            #expect(decoder.trackedSides <= 2 * TraceDecoder.maximumConnections)
+        }
+        #expect(decoder.forgottenConnections > 0)
+    }
 }

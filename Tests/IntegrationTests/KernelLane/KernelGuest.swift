@@ -23,6 +23,7 @@ enum KernelGuestCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
     case userChannelHeldByAnother
     case monitorRecordsBTSnoop
     case monitorDeleteIndex
+    case monitorTraceLive
 
     var testDescription: String { rawValue }
 
@@ -43,6 +44,7 @@ enum KernelGuestCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
         case .userChannelHeldByAnother: KernelUserChannelCases.heldByAnother
         case .monitorRecordsBTSnoop: KernelMonitorCases.recordsBTSnoop
         case .monitorDeleteIndex: KernelMonitorCases.deleteIndex
+        case .monitorTraceLive: KernelMonitorCases.traceLive
         }
     }
 

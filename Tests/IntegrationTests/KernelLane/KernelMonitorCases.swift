@@ -51,6 +51,32 @@ enum KernelMonitorCases {
         }
     }
 
+    /// `bareble-trace live --json` beside `bareble-central explore` over hci-raw:0: the
+    /// explore's ATT requests appear with their answers joined, on hci0's index.
+    static func traceLive() async throws {
+        try Adapters.bringUp(index: 0)
+        let trace = try KernelAdapterCases.startTool(["live", "--json", "--index", "0", "--protocol", "att", "--duration", "120"],
+                                                     executable: builtExecutable(named: "bareble-trace"))
+        var finished = false
+        defer { if !finished { kill(trace.pid, SIGKILL); _ = trace.finishBlocking() } }
+        // The monitor is open once the tool prints nothing and runs: give it the moment
+        // its socket takes, then explore.
+        try await Task.sleep(for: .seconds(2))
+        let explore = try await KernelAdapterCases.runTool(["explore", KernelToolCases.address + "/random", "--json", "--transport", "hci-raw:0"])
+        try #require(explore.status == 0, "explore over hci-raw:0: \(explore.errors)")
+        // Ctrl-C, as a user ends it.
+        kill(trace.pid, SIGINT)
+        let run = try await trace.finish()
+        finished = true
+        try #require(run.status == 0, "bareble-trace live: \(run.errors)")
+        let packets = run.output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let requests = packets.filter { $0["attOpcode"] as? Int == 0x10 || $0["attOpcode"] as? Int == 0x08 }
+        let answers = packets.filter { $0["answers"] != nil }
+        try #require(requests.count >= 3 && answers.count >= requests.count, "\(requests.count) discovery requests, \(answers.count) answers:\n\(run.output.prefix(3000))")
+        try #require(packets.allSatisfy { $0["index"] as? Int == 0 && $0["cid"] as? Int == 4 })
+        print("kernel guest: bareble-trace live saw \(packets.count) ATT PDUs of the explore, \(answers.count) answers joined to their requests")
+    }
+
     /// A controller that goes away: a third /dev/vhci opened here (the kernel makes hciN
     /// of it), then closed. The monitor shows New Index, then Delete Index, for that index.
     static func deleteIndex() async throws {

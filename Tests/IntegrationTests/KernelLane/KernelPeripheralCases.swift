@@ -66,9 +66,9 @@ enum KernelPeripheralCases {
         try #require(explore.status == 0, "explore of our server: \(explore.errors)")
         let explored = try #require(try JSONSerialization.jsonObject(with: Data(explore.output.utf8)) as? [String: Any], "\(explore.output)")
         let services = try #require(explored["services"] as? [[String: Any]])
-        // Our GATT service adds Server Supported Features (2 handles), as the clone round
-        // trip on the radio shows; everything else is the peer's, handle for handle.
-        let ours = KernelGuest.entries(ofJSON: try withoutServerSupportedFeatures(services), valueHandleKey: "valueHandle")
+        // The clone is the peer's database, handle for handle (our GATT service has no
+        // Server Supported Features without a server feature, as the peer's has none).
+        let ours = KernelGuest.entries(ofJSON: services, valueHandleKey: "valueHandle")
         let expected = try await KernelGuest.peerDatabase()
         try #require(ours == expected, "our server's database differs from the peer it cloned:\nmissing \(expected.filter { !ours.contains($0) })\nextra \(ours.filter { !expected.contains($0) })")
         let characteristics = services.flatMap { $0["characteristics"] as? [[String: Any]] ?? [] }
@@ -155,31 +155,5 @@ enum KernelPeripheralCases {
         try #require(lines.contains { $0["event"] as? String == "read" && KernelGuest.upper($0["uuid"]) == KernelGuest.encryptedUUID }, "no read of the protected value reported: \(exit.output)")
         let disconnections = lines.filter { $0["event"] as? String == "disconnected" }.count
         try #require(disconnections >= 5, "each central's link ended (explore, two reads, Bumble, subscribe): \(exit.output)")
-    }
-
-    /// `services` (explore's JSON) without our GATT service's Server Supported Features
-    /// characteristic, and every handle after it moved down by its two.
-    static func withoutServerSupportedFeatures(_ services: [[String: Any]]) throws -> [[String: Any]] {
-        let gattIndex = try #require(services.firstIndex { KernelGuest.upper($0["uuid"]) == "1801" }, "no GATT service")
-        var gatt = services[gattIndex]
-        var characteristics = gatt["characteristics"] as? [[String: Any]] ?? []
-        let index = try #require(characteristics.firstIndex { KernelGuest.upper($0["uuid"]) == "2B3A" }, "no Server Supported Features in \(gatt)")
-        let removed = try #require(characteristics[index]["handle"] as? Int)
-        try #require(characteristics[index]["valueHandle"] as? Int == removed + 1)
-        characteristics.remove(at: index)
-        gatt["characteristics"] = characteristics
-        var result = services
-        result[gattIndex] = gatt
-        func shifted(_ object: [String: Any]) -> [String: Any] {
-            var object = object
-            for key in ["handle", "end", "start", "valueHandle"] {
-                if let handle = object[key] as? Int, handle > removed { object[key] = handle - 2 }
-            }
-            for key in ["characteristics", "descriptors", "includes"] {
-                if let nested = object[key] as? [[String: Any]] { object[key] = nested.map(shifted) }
-            }
-            return object
-        }
-        return result.map(shifted)
     }
 }
