@@ -44,8 +44,16 @@ final class PeripheralServerStore: ATTAttributeStore {
         await store.authorize(attribute, operation: operation, context: context)
     }
 
+    func storedValue(_ attribute: ATTAttribute, context: ATTServerContext) -> Result<[UInt8], ATTErrorCode>? {
+        store.storedValue(attribute, context: context).map { reported($0, attribute, context) }
+    }
+
     func read(_ attribute: ATTAttribute, context: ATTServerContext) async -> Result<[UInt8], ATTErrorCode> {
-        let result = await store.read(attribute, context: context)
+        reported(await store.read(attribute, context: context), attribute, context)
+    }
+
+    /// A characteristic value read is told to the application.
+    private func reported(_ result: Result<[UInt8], ATTErrorCode>, _ attribute: ATTAttribute, _ context: ATTServerContext) -> Result<[UInt8], ATTErrorCode> {
         if case .success = result, case let request = request(attribute.handle, context), request.valueHandle == attribute.handle {
             report(.read(request))
         }
