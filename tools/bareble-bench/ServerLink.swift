@@ -6,7 +6,6 @@ import GATT
 import HCI
 import HCITransport
 import L2CAP
-import Synchronization
 
 /// BareBLE's GATT server, a ``PeripheralManager`` serving one characteristic (read, notify),
 /// with its real stack on the host side of a socketpair: reader thread, H4 framer, driver,
