@@ -15,7 +15,9 @@ import BluetoothCore
 /// - Except the hot case: a Read or Read Blob Request of a value the store holds (no
 ///   authorization, no application handler; ``ATTAttributeStore/storedValue(_:context:)``)
 ///   that finds nothing waiting before it is answered on the bearer's thread, with the same
-///   checks, and no task (a task hop per read cost more than everything else a read does).
+///   checks, and no task (a task hop per read cost more than everything else a read does),
+///   when the bearer's `send` never waits (``ATTBearer/sendNeverWaits``: our L2CAP, not a
+///   kernel socket).
 /// - A second request before the first is answered breaks the sequential protocol
 ///   (3.3.2): the bearer is closed as a protocol violation, as BlueZ does, because the
 ///   client can no longer tell which response answers which request.
@@ -81,6 +83,9 @@ public final class ATTServer: Sendable {
     public let configuration: Configuration
     let processor: ATTRequestProcessor
     let verifier: ATTSignatureVerifier?
+    /// The bearer's `send` never waits, so reads of stored values may be answered on the
+    /// thread that delivered them.
+    let answersOnBearerThread: Bool
     let state: Lock<State>
 
     enum Item: Sendable {
@@ -127,6 +132,7 @@ public final class ATTServer: Sendable {
         let receiveMTU = max(ATTConstants.minimumLEMTU, min(configuration.receiveMTU, bearer.maximumMTU ?? configuration.receiveMTU))
         processor = ATTRequestProcessor(store: store, receiveMTU: receiveMTU)
         self.verifier = verifier
+        answersOnBearerThread = bearer.sendNeverWaits
         state = Lock(State(
             context: ATTServerContext(bearer: bearerID, peer: peer, security: security),
             prepareQueue: ATTPrepareQueue(entryLimit: configuration.prepareQueueEntries, byteLimit: configuration.prepareQueueBytes)))
@@ -210,7 +216,7 @@ public final class ATTServer: Sendable {
                 }
                 state.requestOutstanding = opcode
                 // Nothing before it: this thread may answer it, holding the drain's place.
-                if state.inbox.isEmpty, !state.draining, case .request(let pdu, _) = item, pdu.isReadOfOneValue {
+                if answersOnBearerThread, state.inbox.isEmpty, !state.draining, case .request(let pdu, _) = item, pdu.isReadOfOneValue {
                     state.draining = true
                     return .answerHere
                 }
