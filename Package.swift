@@ -116,7 +116,7 @@ let package = Package(
             name: "bareble-bench",
             dependencies: ["BareBLE", "SMP", "HCI", "HCITransport", "L2CAP", "ATT", "GATT", "CAllocationCounter", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-bench",
-            exclude: ["bumble_scan_baseline.py", "bumble_notify_baseline.py"],
+            exclude: ["bumble_scan_baseline.py", "bumble_notify_baseline.py", "bumble_server_baseline.py"],
             swiftSettings: strict
         ),
         // Coverage-guided fuzzing (tools/fuzz.sh, specs/testing.md): one binary, a target per

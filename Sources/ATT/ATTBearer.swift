@@ -45,6 +45,12 @@ public protocol ATTBearer: Sendable {
     /// when it sets no limit: Exchange MTU never offers more.
     var maximumMTU: UInt16? { get }
 
+    /// True when ``send(_:)`` never waits for the peer or the kernel (it queues, or writes
+    /// only what the layer below has room for): the server may then answer on the thread
+    /// that delivered the request. False by default: a kernel socket's write waits while
+    /// its send buffer is full, which must not stop the bearer's reading.
+    var sendNeverWaits: Bool { get }
+
     /// Closes the bearer for `reason`. On the LE fixed channel the layer below drops the
     /// link: after a transaction timeout no PDU may be sent on it again (Core 5.4 Vol 3
     /// Part F 3.3.3), and a new bearer needs a new connection.
@@ -53,6 +59,7 @@ public protocol ATTBearer: Sendable {
 
 extension ATTBearer {
     public var maximumMTU: UInt16? { nil }
+    public var sendNeverWaits: Bool { false }
 
     public func sendUnlessFull(_ pdu: [UInt8]) throws(ATTBearerError) -> Bool {
         try send(pdu)

@@ -106,6 +106,8 @@ public final class L2CAPBearer: ATTBearer {
 
     public var mtu: UInt16 { currentMTU.withLock { $0 } }
     public var mtuIsNegotiatedBelow: Bool { false }
+    /// L2CAP queues, and writes to the controller only with a credit in hand.
+    public var sendNeverWaits: Bool { true }
 
     public func mtuExchanged(_ mtu: UInt16) {
         currentMTU.withLock { $0 = mtu }

@@ -126,12 +126,13 @@ public final class PeripheralManager: Sendable {
         self.serving = serving
         self.listeners = listeners
         self.links = links
-        serving.clientStateChanged.withLock { $0 = { [weak self] context in self?.saveBondedState(bearer: context.bearer, peer: context.peer) } }
-        // Also before each request of an encrypted link, so a central's first request after
-        // encrypting already finds its state (and robust caching judges it by that).
-        serving.admitting.withLock { $0 = { [weak self] context in
-            if context.security.isEncrypted { self?.restoreBondedState(bearer: context.bearer) }
-        } }
+        serving.setHooks(
+            clientStateChanged: { [weak self] context in self?.saveBondedState(bearer: context.bearer, peer: context.peer) },
+            // Also before each request of an encrypted link, so a central's first request
+            // after encrypting already finds its state (and robust caching judges it by that).
+            admitting: { [weak self] context in
+                if context.security.isEncrypted { self?.restoreBondedState(bearer: context.bearer) }
+            })
         loadBondedStates()
         let events = host.events()
         let task = Task { [weak self] in

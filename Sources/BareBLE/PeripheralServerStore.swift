@@ -9,16 +9,31 @@ final class PeripheralServerStore: ATTAttributeStore {
     let store: GATTServerStore
     private let receiveMTU: UInt16
     private let report: @Sendable (PeripheralManagerEvent) -> Void
-    /// Told after a write changed what a bond keeps of the client (a CCCD, Client Supported
-    /// Features); set once by the manager.
-    let clientStateChanged = Lock<(@Sendable (ATTServerContext) -> Void)?>(nil)
-    /// Told before each request or command is admitted; set once by the manager.
-    let admitting = Lock<(@Sendable (ATTServerContext) -> Void)?>(nil)
+    /// The manager's hooks, set once. Kept in a struct: a closure kept bare in a `Lock` is
+    /// re-wrapped in two reabstraction thunks by every `withLock { $0 }` (out of the
+    /// generic value and back into it), so each request grew a chain that every later call
+    /// walked, until the stack overflowed.
+    private let hooks = Lock(Hooks())
+
+    private struct Hooks {
+        /// Told after a write changed what a bond keeps of the client (a CCCD, Client
+        /// Supported Features).
+        var clientStateChanged: (@Sendable (ATTServerContext) -> Void)?
+        /// Told before each request or command is admitted.
+        var admitting: (@Sendable (ATTServerContext) -> Void)?
+    }
 
     init(store: GATTServerStore, receiveMTU: UInt16, report: @escaping @Sendable (PeripheralManagerEvent) -> Void) {
         self.store = store
         self.receiveMTU = receiveMTU
         self.report = report
+    }
+
+    /// Sets the manager's hooks, once.
+    func setHooks(
+        clientStateChanged: @escaping @Sendable (ATTServerContext) -> Void, admitting: @escaping @Sendable (ATTServerContext) -> Void
+    ) {
+        hooks.withLock { $0 = Hooks(clientStateChanged: clientStateChanged, admitting: admitting) }
     }
 
     func attributes(in range: ClosedRange<UInt16>, limit: Int) -> [ATTAttribute] { store.attributes(in: range, limit: limit) }
@@ -29,8 +44,16 @@ final class PeripheralServerStore: ATTAttributeStore {
         await store.authorize(attribute, operation: operation, context: context)
     }
 
+    func storedValue(_ attribute: ATTAttribute, context: ATTServerContext) -> Result<[UInt8], ATTErrorCode>? {
+        store.storedValue(attribute, context: context).map { reported($0, attribute, context) }
+    }
+
     func read(_ attribute: ATTAttribute, context: ATTServerContext) async -> Result<[UInt8], ATTErrorCode> {
-        let result = await store.read(attribute, context: context)
+        reported(await store.read(attribute, context: context), attribute, context)
+    }
+
+    /// A characteristic value read is told to the application.
+    private func reported(_ result: Result<[UInt8], ATTErrorCode>, _ attribute: ATTAttribute, _ context: ATTServerContext) -> Result<[UInt8], ATTErrorCode> {
         if case .success = result, case let request = request(attribute.handle, context), request.valueHandle == attribute.handle {
             report(.read(request))
         }
@@ -46,16 +69,16 @@ final class PeripheralServerStore: ATTAttributeStore {
         {
             let wanted = configuration.intersection([.notification, .indication])
             report(wanted.isEmpty ? .unsubscribed(request) : .subscribed(request, wanted))
-            clientStateChanged.withLock { $0 }?(context)
+            hooks.withLock { $0.clientStateChanged }?(context)
         } else {
             report(.wrote(request, value: value, withResponse: kind != .command))
-            if attribute.type == GATTUUID.clientSupportedFeatures { clientStateChanged.withLock { $0 }?(context) }
+            if attribute.type == GATTUUID.clientSupportedFeatures { hooks.withLock { $0.clientStateChanged }?(context) }
         }
         return nil
     }
 
     func admit(_ request: ATTPDU, context: ATTServerContext) -> ATTErrorCode? {
-        admitting.withLock { $0 }?(context)
+        hooks.withLock { $0.admitting }?(context)
         let error = store.admit(request, context: context)
         if error == nil, case let .exchangeMTURequest(exchange) = request {
             // What the server agrees on (Vol 3 Part G 5.2.1); later exchanges change nothing,

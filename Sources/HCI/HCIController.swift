@@ -399,19 +399,42 @@ public final class HCIController: Sendable {
         let handle = packet.connectionHandle
         let granted: Result<Void, HCIError> = await withCheckedContinuation { continuation in
             let immediate: Result<Void, HCIError>? = state.withLock { state in
-                if let error = state.closedError { return .failure(error) }
-                if state.closedHandles.contains(handle) {
-                    return .failure(.disconnected(connectionHandle: handle, reason: .unknownConnectionIdentifier))
+                switch takeCredit(handle, &state) {
+                case .failure(let error): return .failure(error)
+                case .success(true): return .success(())
+                case .success(false):
+                    let id = state.nextID
+                    state.nextID += 1
+                    state.aclWaiters.append((id, handle, continuation))
+                    return nil
                 }
-                if state.aclWaiters.isEmpty, state.aclFlow.acquire(handle: handle) { return .success(()) }
-                let id = state.nextID
-                state.nextID += 1
-                state.aclWaiters.append((id, handle, continuation))
-                return nil
             }
             if let immediate { continuation.resume(returning: immediate) }
         }
         try granted.get()
+        try transmit(packet)
+    }
+
+    /// Sends one ACL packet when a credit is free now and no one waits for one; false, and
+    /// nothing sent, when it would have to wait (use ``sendACL(_:)`` then). With the credit
+    /// in hand the controller has room for the packet, so the write does not wait for it.
+    public func sendACLWithoutWaiting(_ packet: ACLDataPacket) throws(HCIError) -> Bool {
+        guard try state.withLock({ takeCredit(packet.connectionHandle, &$0) }).get() else { return false }
+        try transmit(packet)
+        return true
+    }
+
+    /// A credit for `handle` if one is free and no earlier sender waits (true), none yet
+    /// (false), or why there never will be.
+    private func takeCredit(_ handle: UInt16, _ state: inout State) -> Result<Bool, HCIError> {
+        if let error = state.closedError { return .failure(error) }
+        if state.closedHandles.contains(handle) {
+            return .failure(.disconnected(connectionHandle: handle, reason: .unknownConnectionIdentifier))
+        }
+        return .success(state.aclWaiters.isEmpty && state.aclFlow.acquire(handle: handle))
+    }
+
+    private func transmit(_ packet: ACLDataPacket) throws(HCIError) {
         do {
             try transport.send(HCIPacket(.acl, packet.encode()))
         } catch {

@@ -32,13 +32,33 @@ extension ChannelManager {
     /// answer dropped at its bound reports nothing: it was counted, and the peer's own
     /// timer deals with the missing answer.
     func enqueue(_ frame: BasicFrame, origin: OutgoingOrigin = .host, handle: UInt16, completion: OutgoingPDU.Completion?) {
-        let outcome = state.withLock { enqueueLocked(frame, origin: origin, handle: handle, completion: completion, state: &$0) }
-        if case let .refused(error) = outcome { completion?(.failure(error)) }
+        if case let .refused(error) = enqueueAndSend(frame, origin: origin, handle: handle, completion: completion) {
+            completion?(.failure(error))
+        }
+    }
+
+    /// Queues a frame; one that fits one ACL packet, when no pump is running, is sent on
+    /// this thread if the driver has a credit at once (``sendWithoutWaiting()``). A longer
+    /// one's fragments take turns with other connections' as credits come back, which the
+    /// pump task decides, as before.
+    func enqueueAndSend(_ frame: BasicFrame, origin: OutgoingOrigin, handle: UInt16, completion: OutgoingPDU.Completion?) -> EnqueueOutcome {
+        let onePacket = BasicFrameHeader.size + frame.payload.count <= controller.info?.aclBuffer.packetLength ?? 0
+        let (outcome, claimed) = state.withLock { state in
+            let outcome = enqueueLocked(frame, origin: origin, handle: handle, completion: completion, startingPump: !onePacket, state: &state)
+            guard onePacket, outcome == .queued, !state.pumpRunning else { return (outcome, false) }
+            state.pumpRunning = true
+            return (outcome, true)
+        }
+        if claimed { sendWithoutWaiting() }
+        return outcome
     }
 
     /// Queues a frame while the lock is held (so signaling answers keep the order of the
-    /// commands they answer) and starts the pump if it is idle.
-    func enqueueLocked(_ frame: BasicFrame, origin: OutgoingOrigin, handle: UInt16, completion: OutgoingPDU.Completion?, state: inout State) -> EnqueueOutcome {
+    /// commands they answer) and, `startingPump`, starts the pump task if it is idle.
+    func enqueueLocked(
+        _ frame: BasicFrame, origin: OutgoingOrigin, handle: UInt16, completion: OutgoingPDU.Completion?,
+        startingPump: Bool = true, state: inout State
+    ) -> EnqueueOutcome {
         guard frame.payload.count <= BasicFrame.maximumPayloadLength else {
             return .refused(.payloadTooLarge(size: frame.payload.count, maximum: BasicFrame.maximumPayloadLength))
         }
@@ -66,7 +86,7 @@ extension ChannelManager {
         state.connections[handle]?.outgoing.append(OutgoingPDU(
             id: id, fragments: fragments, origin: origin, payloadBytes: frame.payload.count, completion: completion))
         if !state.readyOrder.contains(handle) { state.readyOrder.append(handle) }
-        if !state.pumpRunning {
+        if startingPump, !state.pumpRunning {
             state.pumpRunning = true
             // Created under the lock but runs later, on its own: it takes the lock itself.
             Task { await self.pump() }
@@ -74,33 +94,64 @@ extension ChannelManager {
         return .queued
     }
 
-    /// The one sender: runs while any connection has fragments, then stops.
-    private func pump() async {
-        while let next = nextFragment() {
+    typealias Fragment = (handle: UInt16, pduID: UInt64, packet: ACLDataPacket)
+
+    /// The one sender: runs while any connection has fragments, then stops. `first` is a
+    /// fragment already taken from its queue.
+    private func pump(first: Fragment? = nil) async {
+        var next = first ?? nextFragment()
+        while let fragment = next {
             do {
-                try await controller.sendACL(next.packet)
+                try await controller.sendACL(fragment.packet)
             } catch {
                 failAllOutgoing(.controller(error))
                 return
             }
-            let completion: OutgoingPDU.Completion? = state.withLock { state in
-                // Back of the line only now, so a connection that became ready while this
-                // fragment waited for its credit is served before this one's next fragment.
-                if state.connections[next.handle]?.outgoing.hasUnsentFragments == true, !state.readyOrder.contains(next.handle) {
-                    state.readyOrder.append(next.handle)
-                }
-                // The link may have ended (or its handle been reused) meanwhile: then the
-                // PDU was already failed and is not at the head any more.
-                guard let head = state.connections[next.handle]?.outgoing.first, head.id == next.pduID,
-                      !head.hasUnsentFragments
-                else { return nil }
-                return state.connections[next.handle]?.outgoing.removeFirst().completion
-            }
-            completion?(.success(()))
+            fragmentSent(fragment)?(.success(()))
+            next = nextFragment()
         }
     }
 
-    private func nextFragment() -> (handle: UInt16, pduID: UInt64, packet: ACLDataPacket)? {
+    /// The pump's work on the caller's thread, which holds the pump's place: each fragment
+    /// goes straight to the driver while it has a credit at once; the first that would have
+    /// to wait for one goes to a pump task, which sends the rest. When the controller keeps
+    /// up, a PDU costs no task and no thread wake-up.
+    private func sendWithoutWaiting() {
+        while let fragment = nextFragment() {
+            let sent: Bool
+            do {
+                sent = try controller.sendACLWithoutWaiting(fragment.packet)
+            } catch {
+                failAllOutgoing(.controller(error))
+                return
+            }
+            guard sent else {
+                Task { await self.pump(first: fragment) }
+                return
+            }
+            fragmentSent(fragment)?(.success(()))
+        }
+    }
+
+    /// `fragment` is in the controller: its connection goes to the back of the line, and
+    /// the completion of its PDU, when that was the last fragment, is returned.
+    private func fragmentSent(_ next: Fragment) -> OutgoingPDU.Completion? {
+        state.withLock { state in
+            // Back of the line only now, so a connection that became ready while this
+            // fragment waited for its credit is served before this one's next fragment.
+            if state.connections[next.handle]?.outgoing.hasUnsentFragments == true, !state.readyOrder.contains(next.handle) {
+                state.readyOrder.append(next.handle)
+            }
+            // The link may have ended (or its handle been reused) meanwhile: then the
+            // PDU was already failed and is not at the head any more.
+            guard let head = state.connections[next.handle]?.outgoing.first, head.id == next.pduID,
+                  !head.hasUnsentFragments
+            else { return nil }
+            return state.connections[next.handle]?.outgoing.removeFirst().completion
+        }
+    }
+
+    private func nextFragment() -> Fragment? {
         state.withLock { state in
             while !state.readyOrder.isEmpty {
                 let handle = state.readyOrder.removeFirst()

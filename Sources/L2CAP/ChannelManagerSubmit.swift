@@ -14,8 +14,7 @@ extension ChannelManager {
         _ payload: [UInt8], cid channel: ChannelIdentifier, connection handle: UInt16, origin: OutgoingOrigin = .host,
         completion: (@Sendable (Result<Void, L2CAPError>) -> Void)? = nil
     ) throws(L2CAPError) {
-        let frame = BasicFrame(channelID: channel, payload: payload)
-        let outcome = state.withLock { enqueueLocked(frame, origin: origin, handle: handle, completion: completion, state: &$0) }
+        let outcome = enqueueAndSend(BasicFrame(channelID: channel, payload: payload), origin: origin, handle: handle, completion: completion)
         if case let .refused(error) = outcome { throw error }
     }
 }

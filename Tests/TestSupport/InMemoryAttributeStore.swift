@@ -30,6 +30,7 @@ public final class InMemoryAttributeStore: ATTAttributeStore {
         var heldReads: [CheckedContinuation<Void, Never>] = []
         var heldReadWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
         var readCount = 0
+        var admissions = 0
     }
 
     private let state = Lock(State())
@@ -50,6 +51,8 @@ public final class InMemoryAttributeStore: ATTAttributeStore {
     public var closedBearers: [UInt16] { state.withLock { $0.closedBearers } }
     /// Reads the server has asked for.
     public var readCount: Int { state.withLock { $0.readCount } }
+    /// Requests and commands the server has asked ``admit(_:context:)`` about.
+    public var admissions: Int { state.withLock { $0.admissions } }
 
     /// `authorize` answers `code` for `handle` (nil allows).
     public func setAuthorization(_ code: ATTErrorCode?, for handle: UInt16) {
@@ -104,6 +107,17 @@ public final class InMemoryAttributeStore: ATTAttributeStore {
         state.withLock { $0.authorization[attribute.handle] }
     }
 
+    /// Every value is stored, so every read is answered here, except while reads are held:
+    /// those must reach ``read(_:context:)``'s gate.
+    public func storedValue(_ attribute: ATTAttribute, context: ATTServerContext) -> Result<[UInt8], ATTErrorCode>? {
+        state.withLock { state in
+            guard !state.readsHeld else { return nil }
+            state.readCount += 1
+            guard let value = state.attributes[attribute.handle]?.value else { return .failure(.unlikelyError) }
+            return .success(value)
+        }
+    }
+
     public func read(_ attribute: ATTAttribute, context: ATTServerContext) async -> Result<[UInt8], ATTErrorCode> {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let (held, ready) = state.withLock { state in
@@ -134,7 +148,10 @@ public final class InMemoryAttributeStore: ATTAttributeStore {
     }
 
     public func admit(_ request: ATTPDU, context: ATTServerContext) -> ATTErrorCode? {
-        state.withLock { $0.admission }
+        state.withLock { state in
+            state.admissions += 1
+            return state.admission
+        }
     }
 
     public func bearerClosed(_ context: ATTServerContext) {

@@ -94,6 +94,8 @@ public final class ScriptedBearer: ATTBearer {
 
     public var mtu: UInt16 { state.withLock { $0.mtu } }
     public var mtuIsNegotiatedBelow: Bool { state.withLock { $0.mtuIsNegotiatedBelow } }
+    /// It only records what is sent.
+    public var sendNeverWaits: Bool { true }
     public func mtuExchanged(_ mtu: UInt16) { state.withLock { $0.mtu = mtu } }
 
     public func close(reason: ATTBearerError) {

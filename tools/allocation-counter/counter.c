@@ -14,15 +14,17 @@ extern void __libc_free(void *pointer);
 static atomic_int enabled;
 static atomic_uint_least64_t count;
 static atomic_uint_least64_t bytes;
+static _Thread_local int thread_ignored;
 
 static inline void record(size_t size) {
-    if (atomic_load_explicit(&enabled, memory_order_relaxed)) {
+    if (atomic_load_explicit(&enabled, memory_order_relaxed) && !thread_ignored) {
         atomic_fetch_add_explicit(&count, 1, memory_order_relaxed);
         atomic_fetch_add_explicit(&bytes, size, memory_order_relaxed);
     }
 }
 
 void bareble_allocation_counter_enable(int on) { atomic_store(&enabled, on); }
+void bareble_allocation_counter_ignore_thread(int ignored) { thread_ignored = ignored; }
 uint64_t bareble_allocation_count(void) { return atomic_load(&count); }
 uint64_t bareble_allocated_bytes(void) { return atomic_load(&bytes); }
 

@@ -34,6 +34,7 @@ final class CountingBearer<Inner: ATTBearer>: ATTBearer {
     var mtu: UInt16 { inner.mtu }
     var mtuIsNegotiatedBelow: Bool { inner.mtuIsNegotiatedBelow }
     var maximumMTU: UInt16? { inner.maximumMTU }
+    var sendNeverWaits: Bool { inner.sendNeverWaits }
     func mtuExchanged(_ mtu: UInt16) { inner.mtuExchanged(mtu) }
     func close(reason: ATTBearerError) { inner.close(reason: reason) }
 }

@@ -31,13 +31,7 @@ struct NotificationLink {
         manager.setConnectionHandler { event in
             if case .connected = event { announce.yield() }
         }
-        // We are the peripheral of this link: the fake controller reports a connection the
-        // "phone" made to us, as after connectable advertising.
-        let complete = LEConnectionComplete(
-            status: .success, connectionHandle: Self.connectionHandle, role: .peripheral,
-            peerAddressType: .random, peerAddress: BluetoothAddress(0xC44B_4D00_0001),
-            connectionInterval: 6, peripheralLatency: 0, supervisionTimeout: 100, centralClockAccuracy: 0)
-        controller.write([0x04] + HCIEvent.le(.connectionComplete(complete)).encode())
+        controller.write(Self.connectionComplete)
         for await _ in connected { break }
         manager.setConnectionHandler(nil)
         let att = ATTClient(bearer: L2CAPBearer(manager: manager, connection: Self.connectionHandle))
@@ -49,6 +43,13 @@ struct NotificationLink {
             uuid: GATTUUID.heartRateMeasurement, endHandle: Self.valueHandle + 1,
             descriptors: [.init(handle: Self.valueHandle + 1, uuid: GATTUUID.clientCharacteristicConfiguration)])
     }
+
+    /// We are the peripheral of this link: the fake controller reports a connection the
+    /// "phone" made to us, as after connectable advertising (H4 LE Connection Complete).
+    static let connectionComplete: [UInt8] = [0x04] + HCIEvent.le(.connectionComplete(LEConnectionComplete(
+        status: .success, connectionHandle: connectionHandle, role: .peripheral,
+        peerAddressType: .random, peerAddress: BluetoothAddress(0xC44B_4D00_0001),
+        connectionInterval: 6, peripheralLatency: 0, supervisionTimeout: 100, centralClockAccuracy: 0))).encode()
 
     /// The fake peripheral's ATT server: Exchange MTU and Write Request (the CCCD) only.
     private static func answerATT(_ packet: ACLDataPacket) -> [[UInt8]] {

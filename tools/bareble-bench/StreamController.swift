@@ -1,4 +1,5 @@
 import BluetoothCore
+import CAllocationCounter
 import Dispatch
 import Glibc
 import HCI
@@ -19,13 +20,22 @@ final class StreamController: Sendable {
     let scanStarted = DispatchSemaphore(value: 0)
     /// Signalled when the host has closed its end.
     private let hostGone = DispatchSemaphore(value: 0)
+    /// The CPU clock of the thread that answers the host (-1 until it runs).
+    private let answeringClock = Atomic<Int32>(-1)
 
     /// Serves the host on `fd`. `acl` gives the H4 frames to send back for one ACL packet
     /// from the host (each packet is also acknowledged with Number Of Completed Packets).
     init(fd: Int32, acl: @escaping ACLAnswer = { _ in [] }) {
         self.fd = fd
         DispatchQueue.global().async { [self] in
+            var clock = clockid_t()
+            if pthread_getcpuclockid(pthread_self(), &clock) == 0 { answeringClock.store(clock, ordering: .releasing) }
+            // The fake controller's allocations are not the host's; the pool thread counts
+            // again once it is handed back.
+            bareble_allocation_counter_ignore_thread(1)
             answerHost(fd, acl: acl)
+            bareble_allocation_counter_ignore_thread(0)
+            answeringClock.store(-1, ordering: .releasing)
             hostGone.signal()
         }
     }
@@ -40,6 +50,16 @@ final class StreamController: Sendable {
     }
 
     var isScanning: Bool { scanEnabled.load(ordering: .acquiring) }
+
+    /// CPU time the thread answering the host has used, so a benchmark can take the fake
+    /// controller's work (and its ACL answers') out of the process's; 0 before it runs.
+    func answeringCPUNanoseconds() -> Double {
+        let clock = answeringClock.load(ordering: .acquiring)
+        guard clock != -1 else { return 0 }
+        var time = timespec()
+        guard clock_gettime(clock, &time) == 0 else { return 0 }
+        return Double(time.tv_sec) * 1e9 + Double(time.tv_nsec)
+    }
 
     /// Writes bytes that hold whole frames, under the lock shared with the answers.
     func write(_ bytes: [UInt8]) {
@@ -80,9 +100,13 @@ final class StreamController: Sendable {
 
     private func answerACL(_ bytes: [UInt8], _ acl: ACLAnswer) {
         guard let packet = try? ACLDataPacket(decoding: bytes) else { return }
-        let completed = HCIEvent.numberOfCompletedPackets(.init(completions: [.init(connectionHandle: packet.connectionHandle, completedPackets: 1)]))
-        write([0x04] + completed.encode())
+        write(Self.completedPacket(packet.connectionHandle))
         for frame in acl(packet) { write(frame) }
+    }
+
+    /// H4 Number Of Completed Packets for one packet of `handle`: the credit back.
+    static func completedPacket(_ handle: UInt16) -> [UInt8] {
+        [0x04] + HCIEvent.numberOfCompletedPackets(.init(completions: [.init(connectionHandle: handle, completedPackets: 1)])).encode()
     }
 
     private func answer(_ opcode: HCIOpcode, _ parameters: [UInt8]) -> [UInt8] {

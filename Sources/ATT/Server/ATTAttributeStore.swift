@@ -149,6 +149,13 @@ public protocol ATTAttributeStore: AnyObject, Sendable {
     /// The whole current value (at most 512 octets), or the error to answer with.
     func read(_ attribute: ATTAttribute, context: ATTServerContext) async -> Result<[UInt8], ATTErrorCode>
 
+    /// The whole current value when the store holds it and no application has to be asked
+    /// (or the error to answer with, as ``read(_:context:)`` would); nil when only
+    /// ``read(_:context:)`` can tell. Called on the bearer's thread, after the permission
+    /// checks, so a read of a stored value is answered there, without a task: it must not
+    /// block. Stores that do not implement it leave every read to ``read(_:context:)``.
+    func storedValue(_ attribute: ATTAttribute, context: ATTServerContext) -> Result<[UInt8], ATTErrorCode>?
+
     /// Writes a whole value; nil on success, else the error to answer with (Invalid
     /// Attribute Value Length 0x0D for a CCCD of the wrong length, Value Not Allowed 0x13,
     /// an application error). For `.command` the answer is only counted.
@@ -161,4 +168,8 @@ public protocol ATTAttributeStore: AnyObject, Sendable {
 
     /// The bearer `context` names has ended: forget what was kept for it alone.
     func bearerClosed(_ context: ATTServerContext)
+}
+
+extension ATTAttributeStore {
+    public func storedValue(_ attribute: ATTAttribute, context: ATTServerContext) -> Result<[UInt8], ATTErrorCode>? { nil }
 }

@@ -47,13 +47,9 @@ struct ATTRequestProcessor: Sendable {
         case .readByGroupTypeRequest(let r):
             return try await readByGroupType(r, context: context, mtu: mtu)
         case .readRequest(let r):
-            let value = try await readValue(at: r.attributeHandle, context: context)
-            return .readResponse(.init(attributeValue: Array(value.prefix(mtu - 1))))
+            return try Self.readResponse(request, value: try await readValue(at: r.attributeHandle, context: context), mtu: mtu)
         case .readBlobRequest(let r):
-            let value = try await readValue(at: r.attributeHandle, context: context)
-            let offset = Int(r.valueOffset)
-            guard offset <= value.count else { throw ATTRequestFailure(handle: r.attributeHandle, code: .invalidOffset) }
-            return .readBlobResponse(.init(partAttributeValue: Array(value[offset..<min(value.count, offset + mtu - 1)])))
+            return try Self.readResponse(request, value: try await readValue(at: r.attributeHandle, context: context), mtu: mtu)
         case .readMultipleRequest(let r):
             // Every handle is read, so the request fails as a whole on any error (3.4.4.7),
             // before the concatenation is cut to ATT_MTU - 1.
@@ -85,6 +81,40 @@ struct ATTRequestProcessor: Sendable {
         }
     }
 
+    /// The answer to a Read or Read Blob Request whose value the store holds (no
+    /// authorization, no application handler), found without suspending: the server sends
+    /// it from the bearer's thread, with no task in between. Nil for any other request, or
+    /// when the answer has to wait; the request then goes the way of ``answer(_:context:mtu:queue:)``.
+    /// The checks and their order are the same as there.
+    func answerWithoutWaiting(_ request: ATTPDU, context: ATTServerContext, mtu: Int) -> ATTPDU? {
+        let handle: UInt16
+        switch request {
+        case .readRequest(let r): handle = r.attributeHandle
+        case .readBlobRequest(let r): handle = r.attributeHandle
+        default: return nil
+        }
+        do throws(ATTRequestFailure) {
+            let attribute = try attribute(at: handle)
+            guard !(try checkBeforeAuthorization(attribute, .read, security: context.security)),
+                let stored = store.storedValue(attribute, context: context)
+            else { return nil }
+            return try Self.readResponse(request, value: try Self.value(stored, of: attribute), mtu: mtu)
+        } catch {
+            return .errorResponse(.init(requestOpcodeInError: request.opcode, attributeHandleInError: error.handle, errorCode: error.code))
+        }
+    }
+
+    /// A Read Response (the value cut to ATT_MTU - 1 octets) or a Read Blob Response (from
+    /// the offset, at most ATT_MTU - 1 octets; an offset past the end is Invalid Offset).
+    private static func readResponse(_ request: ATTPDU, value: [UInt8], mtu: Int) throws(ATTRequestFailure) -> ATTPDU {
+        guard case .readBlobRequest(let r) = request else {
+            return .readResponse(.init(attributeValue: Array(value.prefix(mtu - 1))))
+        }
+        let offset = Int(r.valueOffset)
+        guard offset <= value.count else { throw ATTRequestFailure(handle: r.attributeHandle, code: .invalidOffset) }
+        return .readBlobResponse(.init(partAttributeValue: Array(value[offset..<min(value.count, offset + mtu - 1)])))
+    }
+
     // MARK: Shared checks
 
     /// A handle range as 3.4.3.1 and its siblings require: start not 0, start ≤ end.
@@ -106,22 +136,38 @@ struct ATTRequestProcessor: Sendable {
     func check(
         _ attribute: ATTAttribute, _ operation: ATTOperation, context: ATTServerContext, security: ATTLinkSecurity
     ) async throws(ATTRequestFailure) {
-        guard let access = attribute.permissions.access(for: operation) else {
-            throw ATTRequestFailure(handle: attribute.handle, code: operation == .read ? .readNotPermitted : .writeNotPermitted)
-        }
-        if let code = access.denial(on: security) { throw ATTRequestFailure(handle: attribute.handle, code: code) }
-        if access.requiresAuthorization, let code = await store.authorize(attribute, operation: operation, context: context) {
+        if try checkBeforeAuthorization(attribute, operation, security: security),
+            let code = await store.authorize(attribute, operation: operation, context: context)
+        {
             throw ATTRequestFailure(handle: attribute.handle, code: code)
         }
     }
 
-    /// A permitted attribute's whole value; a store that returns more than 512 octets is cut
-    /// there, since no attribute value may be longer (3.2.9).
+    /// The checks before authorization; true when the store's authorization is still to ask.
+    private func checkBeforeAuthorization(
+        _ attribute: ATTAttribute, _ operation: ATTOperation, security: ATTLinkSecurity
+    ) throws(ATTRequestFailure) -> Bool {
+        guard let access = attribute.permissions.access(for: operation) else {
+            throw ATTRequestFailure(handle: attribute.handle, code: operation == .read ? .readNotPermitted : .writeNotPermitted)
+        }
+        if let code = access.denial(on: security) { throw ATTRequestFailure(handle: attribute.handle, code: code) }
+        return access.requiresAuthorization
+    }
+
+    /// A permitted attribute's whole value.
     func read(_ attribute: ATTAttribute, context: ATTServerContext) async throws(ATTRequestFailure) -> [UInt8] {
         try await check(attribute, .read, context: context, security: context.security)
-        switch await store.read(attribute, context: context) {
-        case .success(let value): return Array(value.prefix(ATTConstants.maximumAttributeValueLength))
-        case .failure(let code): throw ATTRequestFailure(handle: attribute.handle, code: code)
+        return try Self.value(await store.read(attribute, context: context), of: attribute)
+    }
+
+    /// What the store read, as a value or the error to answer with; a store that returns
+    /// more than 512 octets is cut there, since no attribute value may be longer (3.2.9).
+    private static func value(_ read: Result<[UInt8], ATTErrorCode>, of attribute: ATTAttribute) throws(ATTRequestFailure) -> [UInt8] {
+        switch read {
+        case .success(let value):
+            return value.count > ATTConstants.maximumAttributeValueLength ? Array(value.prefix(ATTConstants.maximumAttributeValueLength)) : value
+        case .failure(let code):
+            throw ATTRequestFailure(handle: attribute.handle, code: code)
         }
     }
 

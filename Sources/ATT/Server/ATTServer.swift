@@ -12,6 +12,12 @@ import BluetoothCore
 ///   have one request outstanding (3.3.2), so the inbox holds at most one request, plus
 ///   commands up to ``Configuration/commandInboxLimit`` (past it a command is dropped and
 ///   counted: a command has no answer to withhold).
+/// - Except the hot case: a Read or Read Blob Request of a value the store holds (no
+///   authorization, no application handler; ``ATTAttributeStore/storedValue(_:context:)``)
+///   that finds nothing waiting before it is answered on the bearer's thread, with the same
+///   checks, and no task (a task hop per read cost more than everything else a read does),
+///   when the bearer's `send` never waits (``ATTBearer/sendNeverWaits``: our L2CAP, not a
+///   kernel socket).
 /// - A second request before the first is answered breaks the sequential protocol
 ///   (3.3.2): the bearer is closed as a protocol violation, as BlueZ does, because the
 ///   client can no longer tell which response answers which request.
@@ -77,10 +83,15 @@ public final class ATTServer: Sendable {
     public let configuration: Configuration
     let processor: ATTRequestProcessor
     let verifier: ATTSignatureVerifier?
+    /// The bearer's `send` never waits, so reads of stored values may be answered on the
+    /// thread that delivered them.
+    let answersOnBearerThread: Bool
     let state: Lock<State>
 
     enum Item: Sendable {
-        case request(ATTPDU)
+        /// `admitted`: the store's admission (robust caching) already let it through; it
+        /// must not be asked twice, since asking changes a change-unaware client's state.
+        case request(ATTPDU, admitted: Bool)
         case command(ATTPDU)
         /// A request that did not decode or was too long: answered with Invalid PDU.
         case invalidRequest(ATTOpcode)
@@ -121,6 +132,7 @@ public final class ATTServer: Sendable {
         let receiveMTU = max(ATTConstants.minimumLEMTU, min(configuration.receiveMTU, bearer.maximumMTU ?? configuration.receiveMTU))
         processor = ATTRequestProcessor(store: store, receiveMTU: receiveMTU)
         self.verifier = verifier
+        answersOnBearerThread = bearer.sendNeverWaits
         state = Lock(State(
             context: ATTServerContext(bearer: bearerID, peer: peer, security: security),
             prepareQueue: ATTPrepareQueue(entryLimit: configuration.prepareQueueEntries, byteLimit: configuration.prepareQueueBytes)))
@@ -168,7 +180,7 @@ public final class ATTServer: Sendable {
         case .command: enqueue(.command(pdu), opcode)
         // Anything without the Command Flag that this stack does not model is a request
         // it does not support (3.3.1, 3.4.1.1).
-        case .request, nil: enqueue(.request(pdu), opcode)
+        case .request, nil: enqueue(.request(pdu, admitted: false), opcode)
         case .response, .notification, .indication: break
         }
     }
@@ -188,7 +200,7 @@ public final class ATTServer: Sendable {
     }
 
     private func enqueue(_ item: Item, _ opcode: ATTOpcode) {
-        enum Outcome { case none, startDrain, violation(ATTOpcode) }
+        enum Outcome { case none, startDrain, answerHere, violation(ATTOpcode) }
         let outcome: Outcome = state.withLock { state in
             guard state.closedReason == nil else { return .none }
             if case .command = item {
@@ -203,6 +215,11 @@ public final class ATTServer: Sendable {
                     return .violation(outstanding)
                 }
                 state.requestOutstanding = opcode
+                // Nothing before it: this thread may answer it, holding the drain's place.
+                if answersOnBearerThread, state.inbox.isEmpty, !state.draining, case .request(let pdu, _) = item, pdu.isReadOfOneValue {
+                    state.draining = true
+                    return .answerHere
+                }
             }
             state.inbox.append(item)
             state.statistics.inboxHighWater = max(state.statistics.inboxHighWater, state.inbox.count)
@@ -213,8 +230,43 @@ public final class ATTServer: Sendable {
         switch outcome {
         case .none: break
         case .startDrain: Task { await self.drain() }
+        case .answerHere:
+            if case .request(let pdu, _) = item { answerHere(pdu) }
         case .violation(let outstanding): stop(.protocolViolation(request: outstanding, received: opcode), closeLink: true)
         }
+    }
+
+    /// Answers a read on the bearer's thread when the store has the value at hand; else
+    /// hands it, admitted, to a drain task. The drain's place is held meanwhile, so nothing
+    /// overtakes it.
+    private func answerHere(_ request: ATTPDU) {
+        let context = state.withLock { $0.context }
+        let response: ATTPDU
+        if let code = processor.store.admit(request, context: context) {
+            response = .errorResponse(.init(
+                requestOpcodeInError: request.opcode, attributeHandleInError: request.firstHandle, errorCode: code))
+        } else if let answer = processor.answerWithoutWaiting(request, context: context, mtu: Int(bearer.mtu)) {
+            response = answer
+        } else {
+            let open = state.withLock { state in
+                guard state.closedReason == nil else { return false }
+                state.inbox.insert(.request(request, admitted: true), at: 0)
+                return true
+            }
+            if open { Task { await self.drain() } }
+            return
+        }
+        send(response: response)
+        // A PDU queued meanwhile (another thread's, or one `send` let in on a loopback)
+        // gets its drain now.
+        let more = state.withLock { state in
+            if state.inbox.isEmpty || state.closedReason != nil {
+                state.draining = false
+                return false
+            }
+            return true
+        }
+        if more { Task { await self.drain() } }
     }
 
     // MARK: The serial worker
@@ -222,7 +274,7 @@ public final class ATTServer: Sendable {
     private func drain() async {
         while let item = nextItem() {
             switch item {
-            case .request(let pdu): await answer(pdu)
+            case .request(let pdu, let admitted): await answer(pdu, admitted: admitted)
             case .invalidRequest(let opcode):
                 state.withLock { $0.statistics.invalidRequests += 1 }
                 send(response: .errorResponse(.init(requestOpcodeInError: opcode, attributeHandleInError: 0, errorCode: .invalidPDU)))
@@ -243,10 +295,10 @@ public final class ATTServer: Sendable {
         }
     }
 
-    private func answer(_ request: ATTPDU) async {
+    private func answer(_ request: ATTPDU, admitted: Bool) async {
         let (context, queue) = state.withLock { ($0.context, $0.prepareQueue) }
         let response: ATTPDU
-        if let code = processor.store.admit(request, context: context) {
+        if !admitted, let code = processor.store.admit(request, context: context) {
             response = .errorResponse(.init(
                 requestOpcodeInError: request.opcode, attributeHandleInError: request.firstHandle, errorCode: code))
         } else {
@@ -348,6 +400,14 @@ public final class ATTServer: Sendable {
 }
 
 extension ATTPDU {
+    /// A Read or Read Blob Request: one attribute's value, which a store may hold.
+    var isReadOfOneValue: Bool {
+        switch self {
+        case .readRequest, .readBlobRequest: true
+        default: false
+        }
+    }
+
     /// The handle a request names first, for an Error Response about the request as a
     /// whole; 0x0000 when it names none.
     var firstHandle: UInt16 {

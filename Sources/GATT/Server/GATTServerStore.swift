@@ -99,6 +99,16 @@ public final class GATTServerStore: ATTAttributeStore {
         return decision
     }
 
+    /// Everything but a handler's value: stored values, declarations, the per-client
+    /// attributes (CCCDs, Client Supported Features, Database Hash).
+    public func storedValue(_ attribute: ATTAttribute, context: ATTServerContext) -> Result<[UInt8], ATTErrorCode>? {
+        switch state.withLock({ $0.readPlan(attribute.handle, bearer: context.bearer) }) {
+        case .value(let value): .success(value)
+        case .failure(let code): .failure(code)
+        case .handler: nil
+        }
+    }
+
     public func read(_ attribute: ATTAttribute, context: ATTServerContext) async -> Result<[UInt8], ATTErrorCode> {
         switch state.withLock({ $0.readPlan(attribute.handle, bearer: context.bearer) }) {
         case .value(let value):

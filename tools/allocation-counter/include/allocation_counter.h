@@ -9,6 +9,9 @@
 #include <stdint.h>
 
 void bareble_allocation_counter_enable(int enabled);
+/* Leaves the calling thread's allocations out of the count (1) or counts them again (0):
+   a benchmark's fake controller is not the host being measured. */
+void bareble_allocation_counter_ignore_thread(int ignored);
 uint64_t bareble_allocation_count(void);
 uint64_t bareble_allocated_bytes(void);
 

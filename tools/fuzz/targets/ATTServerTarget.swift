@@ -34,6 +34,8 @@ enum ATTServerTarget {
         }
         var mtu: UInt16 { state.withLock { $0.mtu } }
         var mtuIsNegotiatedBelow: Bool { false }
+        /// It only records: the server answers stored reads on the fuzzing thread, as over L2CAP.
+        var sendNeverWaits: Bool { true }
         func mtuExchanged(_ mtu: UInt16) { state.withLock { $0.mtu = mtu } }
         func close(reason: ATTBearerError) { state.withLock { $0.closed = true } }
 

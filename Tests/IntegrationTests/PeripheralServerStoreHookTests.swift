@@ -1,0 +1,38 @@
+import ATT
+import BluetoothCore
+import GATT
+import Testing
+
+@testable import BareBLE
+
+/// The manager's hooks run on every request a central sends: what one request costs must
+/// not depend on how many came before.
+@Suite struct PeripheralServerStoreHookTests {
+    /// Seen in `bareble-bench server`: reads got slower the longer the link lived (2,300/s,
+    /// then 1,200/s), every sample inside nested `ATTServerContext` reabstraction thunks.
+    /// A closure kept bare in a `Lock` came back from each `withLock { $0 }` wrapped in two
+    /// more thunks (out of and back into the generic value), so each request grew the chain
+    /// by two heap objects and walked it: quadratic time, and tens of thousands of requests
+    /// deep it overflows the stack.
+    @Test func hooksDoNotGrowWithEachRequest() async throws {
+        let serving = PeripheralServerStore(store: try GATTServerStore(services: []), receiveMTU: 517, report: { _ in })
+        let admitted = Lock(0)
+        let changed = Lock(0)
+        serving.setHooks(clientStateChanged: { _ in changed.withLock { $0 += 1 } }, admitting: { _ in admitted.withLock { $0 += 1 } })
+        let context = ATTServerContext(bearer: 0x0040)
+        let requests = 200_000
+        var refused = 0
+        for _ in 0..<requests where serving.admit(.readRequest(.init(attributeHandle: 0x0001)), context: context) != nil {
+            refused += 1
+        }
+        #expect(refused == 0)
+        #expect(admitted.withLock { $0 } == requests)
+        // Client Supported Features writes call the other hook.
+        let features = try #require(serving.attributes(in: 0x0001...0xFFFF, limit: 100).first { $0.type == GATTUUID.clientSupportedFeatures })
+        for _ in 0..<requests where await serving.write(features, value: [0x00], kind: .request, context: context) != nil {
+            refused += 1
+        }
+        #expect(refused == 0)
+        #expect(changed.withLock { $0 } == requests)
+    }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import ATT
+
+/// `bareble-bench server`: our GATT server through the real path (socketpair, reader
+/// thread, driver, L2CAP, ATT server, GATT store, ``PeripheralManager``), reads answered
+/// and notifications sent per second, beside Bumble's GATT server fed the same bytes in
+/// the same run.
+struct ServerBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "server",
+        abstract: "Reads answered and notifications sent per second by the GATT server, against Bumble's server on the same stream."
+    )
+
+    @Option(help: "Read Requests per run (one outstanding at a time).")
+    var reads = 50_000
+
+    @Option(help: "Notifications per run.")
+    var notifications = 200_000
+
+    @Option(help: "Value sizes to measure (bytes; at most 244 so one notification fits a 251-byte ACL packet).")
+    var sizes: [Int] = [20, 244]
+
+    @Option(help: "Python with bumble installed, for the baseline (default: the checkout's .venv, else python3).")
+    var python: String?
+
+    @Flag(help: "Skip the Bumble baseline.")
+    var skipBumble = false
+
+    func validate() throws {
+        for size in sizes where !(1...244).contains(size) { throw ValidationError("--sizes \(size) is outside 1 ... 244") }
+        guard reads > 0, notifications > 0 else { throw ValidationError("--reads and --notifications must be more than 0") }
+    }
+
+    func run() async throws {
+        print("bareble-bench server: \(grouped(reads)) Read Requests and \(grouped(notifications)) notifications (updateValue) per size, ATT_MTU 517, 251-byte ACL packets, credits returned at once")
+        let link = try await ServerLink()
+        // Warm up allocators and caches once.
+        _ = try await link.reads(min(reads, 5_000))
+        _ = try await link.notifications(min(notifications, 20_000), value: [0])
+        let setup = ServerLink.setupFrames(configurationHandle: link.configurationHandle)
+        let credit = StreamController.completedPacket(ServerLink.connectionHandle)
+        for size in sizes {
+            let value = (0..<size).map { UInt8(truncatingIfNeeded: $0) }
+            link.manager.store.setValue(value, at: link.valueHandle)
+            let read = try await link.reads(reads)
+            report("reads", size, read, unit: "reads/s")
+            if !skipBumble {
+                let request = NotificationLink.aclFrame(ATTPDU.readRequest(.init(attributeHandle: link.valueHandle)).encode())
+                let stream = setup + Array(repeating: request + credit, count: reads)
+                let bumble = try bumbleRun(stream, mode: "reads", count: reads, setup: setup.count, link: link, size: size)
+                print("Bumble   reads   \(padded(String(size), 3)) B  \(padded(fixed(bumble), 9)) reads/s          ratio \(fixed(read.perSecond / bumble, 1)) x")
+            }
+            let sent = try await link.notifications(notifications, value: value)
+            report("notify", size, sent, unit: "notifications/s")
+            if !skipBumble {
+                let stream = setup + Array(repeating: credit, count: notifications)
+                let bumble = try bumbleRun(stream, mode: "notify", count: notifications, setup: setup.count, link: link, size: size)
+                print("Bumble   notify  \(padded(String(size), 3)) B  \(padded(fixed(bumble), 9)) notifications/s  ratio \(fixed(sent.perSecond / bumble, 1)) x")
+            }
+        }
+        link.finish()
+    }
+
+    private func report(_ what: String, _ size: Int, _ result: ServerLink.Result, unit: String) {
+        var line = "BareBLE  \(what.padding(6)) \(padded(String(size), 3)) B  \(padded(fixed(result.perSecond), 9)) \(unit.padding(16))"
+        line += " \(padded(fixed(result.hostCPUMicroseconds, 2), 5)) µs host CPU each (\(fixed(result.processCPUMicroseconds, 2)) with the fake controller)"
+        line += ", \(fixed(result.allocations, 1)) allocations each"
+        if what == "notify" { line += ", \(grouped(result.refused)) refused for a full queue" }
+        print(line)
+    }
+
+    private func bumbleRun(_ frames: [[UInt8]], mode: String, count: Int, setup: Int, link: ServerLink, size: Int) throws -> Double {
+        try BumbleBaseline.run(
+            "bumble_server_baseline.py", stream: frames.flatMap { $0 },
+            arguments: [mode, String(count), String(setup), String(link.valueHandle), String(size)],
+            key: "per_second", python: python)
+    }
+}
+
+extension String {
+    /// Left-aligned in `width` columns.
+    fileprivate func padding(_ width: Int) -> String {
+        count >= width ? self : self + String(repeating: " ", count: width - count)
+    }
+}
