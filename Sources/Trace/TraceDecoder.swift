@@ -28,6 +28,9 @@ public struct TraceDecoder: Sendable {
     public var withFields: Bool
     /// Connections forgotten because ``maximumConnections`` were tracked.
     public private(set) var forgottenConnections = 0
+    /// Connection sides whose state (a PDU being reassembled, a request waiting for its
+    /// answer) was dropped to make room.
+    public private(set) var forgottenSides = 0
     /// Connection sides with state held (a reassembler or an outstanding request).
     public var trackedSides: Int { max(reassemblers.count, pending.count) }
 
@@ -240,19 +243,20 @@ public struct TraceDecoder: Sendable {
     /// Reassemblers and outstanding requests exist per connection and direction, made by
     /// whatever ACL a capture holds, with or without a Connection Complete: past twice
     /// ``maximumConnections`` sides, those of connections not tracked are dropped, then all
-    /// (counted in ``forgottenConnections``).
+    /// (counted in ``forgottenSides``).
     private mutating func makeRoom() {
         let limit = 2 * Self.maximumConnections
         guard reassemblers.count >= limit || pending.count >= limit else { return }
         let tracked = Set(linkOrder)
+        let before = reassemblers.count + pending.count
         reassemblers = reassemblers.filter { tracked.contains($0.key.link) }
         pending = pending.filter { tracked.contains($0.key.link) }
         names = names.filter { tracked.contains($0.key) }
         if reassemblers.count >= limit || pending.count >= limit {
-            forgottenConnections += 1
             reassemblers = [:]
             pending = [:]
         }
+        forgottenSides += before - reassemblers.count - pending.count
     }
 
     private mutating func forget(_ link: Link) {

@@ -75,6 +75,6 @@ import Trace
             _ = decoder.decode(CaptureRecord(number: number, index: UInt16(number / 0x0EFF), opcode: .aclTransmit, timestamp: 0, payload: request))
             #expect(decoder.trackedSides <= 2 * TraceDecoder.maximumConnections)
         }
-        #expect(decoder.forgottenConnections > 0)
+        #expect(decoder.forgottenSides > 0)
     }
 }
