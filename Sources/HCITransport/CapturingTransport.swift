@@ -1,13 +1,22 @@
-/// Wraps any transport and records every packet, both ways, to a btsnoop writer: how
-/// every tool's `--btsnoop FILE` works. A packet is recorded before it is handed on, so a
-/// capture shows what arrived even if the layer above then crashes on it.
+/// Wraps any transport and shows every packet, both ways, to an observer: how every
+/// tool's `--btsnoop FILE` (a btsnoop writer) and `--trace` (the decoder) work. A packet is
+/// observed before it is handed on, so a capture shows what arrived even if the layer
+/// above then crashes on it. The observer runs on the thread that moves the packet.
 public final class CapturingTransport: HCITransport {
+    public typealias Observer = @Sendable (HCIPacket, PacketDirection) -> Void
     public let base: any HCITransport
-    public let writer: BTSnoopWriter
+    private let observe: Observer
+    private let finish: @Sendable () -> Void
 
-    public init(_ base: any HCITransport, writer: BTSnoopWriter) {
+    public init(_ base: any HCITransport, observe: @escaping Observer, finish: @escaping @Sendable () -> Void = {}) {
         self.base = base
-        self.writer = writer
+        self.observe = observe
+        self.finish = finish
+    }
+
+    /// Records to `writer`; a capture that cannot be written must not take the link down.
+    public convenience init(_ base: any HCITransport, writer: BTSnoopWriter) {
+        self.init(base, observe: { packet, direction in try? writer.write(packet, direction: direction) }, finish: { writer.close() })
     }
 
     public var name: String { base.name }
@@ -17,21 +26,20 @@ public final class CapturingTransport: HCITransport {
         receive: @escaping @Sendable (HCIPacket) -> Void,
         closed: @escaping @Sendable (TransportError?) -> Void
     ) throws(TransportError) {
-        let writer = self.writer
+        let observe = self.observe
         try base.start(receive: { packet in
-            // A capture that cannot be written must not take the link down with it.
-            try? writer.write(packet, direction: .controllerToHost)
+            observe(packet, .controllerToHost)
             receive(packet)
         }, closed: closed)
     }
 
     public func send(_ packet: HCIPacket) throws(TransportError) {
-        try? writer.write(packet, direction: .hostToController)
+        observe(packet, .hostToController)
         try base.send(packet)
     }
 
     public func close() {
         base.close()
-        writer.close()
+        finish()
     }
 }

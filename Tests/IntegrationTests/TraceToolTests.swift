@@ -126,4 +126,15 @@ import TestSupport
         #expect(run.status == 0 && !run.signalled, "\(run.errors)")
         #expect(run.output.split(separator: "\n").count == 2000)
     }
+
+    @Test("--trace on another tool: its own traffic decoded on stderr, stdout untouched")
+    func toolTrace() async throws {
+        let harness = try Self.harness.get()
+        let run = try await RadioPeripheral.central(["info", "--json", "--trace"] + RadioPeripheral.transport(harness))
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.errors.contains("< Reset  #1 [hci0]"), "\(run.errors.prefix(2000))")
+        #expect(run.errors.contains("> Command Complete: Reset  #2"), "\(run.errors.prefix(2000))")
+        #expect(run.errors.contains("> Command Complete: Read BD_ADDR"), "\(run.errors.prefix(2000))")
+        #expect((try? JSONSerialization.jsonObject(with: Data(run.output.utf8))) is [String: Any])
+    }
 }

@@ -13,6 +13,9 @@ public struct TransportOptions: ParsableArguments, Sendable {
     @Option(help: "Record every HCI packet, both ways, to this btsnoop file (Wireshark and tshark read it).")
     public var btsnoop: String?
 
+    @Flag(help: "Print every HCI packet, both ways, decoded as bareble-trace shows it, on stderr.")
+    public var trace = false
+
     /// Opens the transport and starts the driver; the controller is not yet powered on.
     /// A capture is created only for a transport that can be driven, and removed again when
     /// the transport does not open, so a failed run leaves no header-only file behind.
@@ -37,7 +40,12 @@ public struct TransportOptions: ParsableArguments, Sendable {
             throw ToolError("cannot record to \(btsnoop ?? ""): \(error)")
         }
         do throws(TransportError) {
-            return try HCIController.open(spec, capture: writer, readerWait: readerWait)
+            var observe: CapturingTransport.Observer?
+            if trace {
+                let tap = TraceTap()
+                observe = { packet, direction in tap.observe(packet, direction) }
+            }
+            return try HCIController.open(spec, capture: writer, observe: observe, readerWait: readerWait)
         } catch {
             if let btsnoop {
                 writer?.close()
