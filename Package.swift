@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "SMP", targets: ["SMP"]),
         .library(name: "Bonding", targets: ["Bonding"]),
         .library(name: "Beacon", targets: ["Beacon"]),
+        .library(name: "ANCS", targets: ["ANCS"]),
         .library(name: "BareBLE", targets: ["BareBLE"]),
         .executable(name: "bareble-central", targets: ["bareble-central"]),
         .executable(name: "bareble-peripheral", targets: ["bareble-peripheral"]),
@@ -61,6 +62,9 @@ let package = Package(
         // keys it keeps, and HCI, whose advertising and resolving list it drives.
         .target(name: "Bonding", dependencies: ["BluetoothCore", "HCI", "SMP"], swiftSettings: strict),
         .target(name: "Beacon", dependencies: ["BluetoothCore", "HCI"], swiftSettings: strict),
+        // Apple's Notification Center and Media services, consumer side: codecs and the
+        // session state machine, no I/O.
+        .target(name: "ANCS", dependencies: ["BluetoothCore"], swiftSettings: strict),
         // The facade: Central / Peripheral / Service / Characteristic in CoreBluetooth's
         // shape, wiring the layers below per connection. No logic of its own beyond that.
         .target(name: "BareBLE", dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding"], swiftSettings: strict),
@@ -113,7 +117,7 @@ let package = Package(
         .systemLibrary(name: "CLibFuzzer", path: "tools/fuzz/libfuzzer"),
         .executableTarget(
             name: "bareble-fuzz",
-            dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding", "Beacon", "TestSupport", "CLibFuzzer"],
+            dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding", "Beacon", "ANCS", "TestSupport", "CLibFuzzer"],
             path: "tools/fuzz/targets",
             swiftSettings: strict
         ),
@@ -127,6 +131,7 @@ let package = Package(
         .testTarget(name: "SMPTests", dependencies: ["SMP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BondingTests", dependencies: ["Bonding", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ANCSTests", dependencies: ["ANCS", "TestSupport"], swiftSettings: strict),
         // ToolSupport: the tools' own output code (JSON lines, wall-clock time) is tested here,
         // beside the tools it serves.
         .testTarget(name: "IntegrationTests", dependencies: ["BareBLE", "GATT", "ATT", "L2CAP", "HCI", "HCITransport", "Bonding", "SMP", "TestSupport", "ToolSupport"], swiftSettings: strict),

@@ -29,6 +29,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "bond-file", run: FileTargets.bondFile),
         FuzzTarget(name: "btsnoop", run: FileTargets.btsnoop),
         FuzzTarget(name: "uuid-text", run: CoreTargets.uuidText),
+        FuzzTarget(name: "ancs-session", run: ANCSTargets.session),
     ]
 }
 
