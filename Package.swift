@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "Beacon", targets: ["Beacon"]),
         .library(name: "ANCS", targets: ["ANCS"]),
         .library(name: "BareBLE", targets: ["BareBLE"]),
+        .library(name: "ANCSConsumer", targets: ["ANCSConsumer"]),
         .executable(name: "bareble-central", targets: ["bareble-central"]),
         .executable(name: "bareble-peripheral", targets: ["bareble-peripheral"]),
         .executable(name: "bareble-beacon", targets: ["bareble-beacon"]),
@@ -68,6 +69,9 @@ let package = Package(
         // The facade: Central / Peripheral / Service / Characteristic in CoreBluetooth's
         // shape, wiring the layers below per connection. No logic of its own beyond that.
         .target(name: "BareBLE", dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding"], swiftSettings: strict),
+        // The ANCS consumer over the facade: a PeripheralManager that brings each phone's link
+        // to ANCS and AMS and drives the ANCS module's session on it.
+        .target(name: "ANCSConsumer", dependencies: ["BluetoothCore", "ATT", "GATT", "BareBLE", "ANCS"], swiftSettings: strict),
         // What the tools share: the transport options, JSON lines, stopping on Ctrl-C, the
         // scan run (open, power on, scan until stopped), the pairing options and the
         // terminal's side of pairing (central and peripheral tools alike).
