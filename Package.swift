@@ -25,6 +25,7 @@ let package = Package(
         .executable(name: "bareble-central", targets: ["bareble-central"]),
         .executable(name: "bareble-peripheral", targets: ["bareble-peripheral"]),
         .executable(name: "bareble-beacon", targets: ["bareble-beacon"]),
+        .executable(name: "bareble-ancs", targets: ["bareble-ancs"]),
         .executable(name: "bareble-bench", targets: ["bareble-bench"]),
     ],
     dependencies: [
@@ -97,6 +98,12 @@ let package = Package(
             name: "bareble-beacon",
             dependencies: ["Beacon", "HCI", "HCITransport", "BluetoothCore", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-beacon",
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "bareble-ancs",
+            dependencies: ["ANCS", "ANCSConsumer", "BareBLE", "HCI", "BluetoothCore", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "tools/bareble-ancs",
             swiftSettings: strict
         ),
         // The crash-safety test's victim: rewrites a bond file until killed.
