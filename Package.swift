@@ -143,6 +143,7 @@ let package = Package(
         .testTarget(name: "BondingTests", dependencies: ["Bonding", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ANCSTests", dependencies: ["ANCS", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ANCSConsumerTests", dependencies: ["ANCSConsumer", "ANCS", "ATT", "BluetoothCore", "TestSupport"], swiftSettings: strict),
         // ToolSupport: the tools' own output code (JSON lines, wall-clock time) is tested here,
         // beside the tools it serves.
         .testTarget(name: "IntegrationTests", dependencies: ["BareBLE", "GATT", "ATT", "L2CAP", "HCI", "HCITransport", "Bonding", "SMP", "TestSupport", "ToolSupport"], swiftSettings: strict),
