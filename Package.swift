@@ -146,6 +146,6 @@ let package = Package(
         .testTarget(name: "ANCSConsumerTests", dependencies: ["ANCSConsumer", "ANCS", "ATT", "BluetoothCore", "TestSupport"], swiftSettings: strict),
         // ToolSupport: the tools' own output code (JSON lines, wall-clock time) is tested here,
         // beside the tools it serves.
-        .testTarget(name: "IntegrationTests", dependencies: ["BareBLE", "GATT", "ATT", "L2CAP", "HCI", "HCITransport", "Bonding", "SMP", "TestSupport", "ToolSupport"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["BareBLE", "ANCS", "ANCSConsumer", "GATT", "ATT", "L2CAP", "HCI", "HCITransport", "Bonding", "SMP", "TestSupport", "ToolSupport"], swiftSettings: strict),
     ]
 )

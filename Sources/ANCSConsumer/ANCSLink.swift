@@ -82,13 +82,17 @@ final class ANCSLink: PendingAnswersOwner {
         do { _ = try await remote.requestSecurity() } catch { throw .security(error) }
     }
 
-    /// iOS publishes ANCS to encrypted links only and announces it with Service Changed:
-    /// when the first discovery lacks it, the client's rediscoveries are watched until
-    /// ``ANCSConsumer/Options/serviceWait``.
+    /// iOS publishes ANCS to encrypted links only and announces it with Service Changed to
+    /// a client subscribed to that. A discovery subscribes only at its end, so a
+    /// publication in between is announced to nobody: when the first discovery lacks ANCS,
+    /// a second one (subscribed throughout) looks again, then the client's rediscoveries
+    /// are watched until ``ANCSConsumer/Options/serviceWait``.
     private func discoverNotificationService() async throws(ANCSConsumerError) -> GATTDatabase {
-        let database: GATTDatabase
-        do { database = try await gatt.discover() } catch { throw .discovery(error) }
-        if database.services.contains(where: { $0.uuid == ANCSUUID.service }) { return database }
+        for _ in 0..<2 {
+            let database: GATTDatabase
+            do { database = try await gatt.discover() } catch { throw .discovery(error) }
+            if database.services.contains(where: { $0.uuid == ANCSUUID.service }) { return database }
+        }
         let changes = gatt.databaseChanges
         let found = Task { () -> GATTDatabase? in
             for await change in changes where change.database.services.contains(where: { $0.uuid == ANCSUUID.service }) {
