@@ -49,6 +49,8 @@ enum ANCSRadio {
 }
 
 extension EventReader where Event == ANCSConsumerEvent {
+    /// Waits for ANCS to be subscribed (notifications told before it are skipped: wait for
+    /// this only when none are expected before it).
     func subscribed(timeout: Duration = .seconds(90)) async throws -> Bool {
         try await next("ANCS subscribed", timeout: timeout) { if case let .subscribed(_, media) = $0 { media } else { nil } }
     }

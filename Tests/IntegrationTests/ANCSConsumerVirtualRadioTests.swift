@@ -23,7 +23,6 @@ import TestSupport
         let log = try ANCSRadio.log.get()
         let mark = log.count
         try await ANCSRadio.phone(phone, "return")
-        _ = try await events.subscribed()
         let told = try await events.notifications(13)
         #expect(told.map(\.event.category.description) == NotificationCategory.allNames + ["MissedCall"])
         #expect(told.allSatisfy { $0.event.kind == .added && $0.event.flags.contains(.preExisting) && $0.fetchFailure == nil })
@@ -32,7 +31,11 @@ import TestSupport
         #expect(told.last?.appName == "Phone")
         #expect(told.last?.attributes?.positiveActionLabel == "Dial Back")
         #expect(told.first?.attributes?.date?.description.hasPrefix("2025-01-02T03:") == true)
-        let appCommands = log.events(since: mark).filter { $0["event"] as? String == "ancs-command" && $0["command"] as? String == "get-app-attributes" }
+        // Read the log up to the last app command before counting them all.
+        try await log.wait("ancs-command", timeout: .seconds(5)) { $0["peer"] as? String == phone && $0["app"] as? String == "com.apple.mobilephone" }
+        let appCommands = log.events(since: mark).filter {
+            $0["event"] as? String == "ancs-command" && $0["peer"] as? String == phone && $0["command"] as? String == "get-app-attributes"
+        }
         #expect(appCommands.compactMap { $0["app"] as? String }.sorted() == ["com.apple.MobileSMS", "com.apple.mobilephone"])
         try await ANCSRadio.phone(phone, "leave", timeout: .seconds(30))
         await consumer.stop()
@@ -47,11 +50,10 @@ import TestSupport
         defer { central.close() }
         let log = try ANCSRadio.log.get()
         try await ANCSRadio.phone(phone, "return")
-        _ = try await events.subscribed()
         let long = try #require(try await events.notifications(1).first)
         #expect(long.attributes?.message == message)
         #expect(long.attributes?.messageSize == message.utf8.count)
-        let data = try await log.wait("ancs-data", timeout: .seconds(5)) { $0["command"] as? String == "get-notification-attributes" }
+        let data = try await log.wait("ancs-data", timeout: .seconds(5)) { $0["peer"] as? String == phone && ($0["bytes"] as? Int ?? 0) > 1500 }
         #expect((data["fragments"] as? Int ?? 0) >= 9)
 
         let ack = try await ANCSRadio.phone(phone, #"add {"category": "Email", "app": "com.apple.mobilemail", "title": "Invoice", "subtitle": "ACME"}"#)
@@ -72,15 +74,22 @@ import TestSupport
         let (central, consumer, events, _) = try await ANCSRadio.consumer(name: "BareBLE-ANCS-3")
         defer { central.close() }
         try await ANCSRadio.phone(phone, "return")
-        _ = try await events.subscribed()
         #expect(try await events.notifications(1).first?.attributes?.positiveActionLabel == "Answer")
         #expect(consumer.perform(.positive, uid: uid))
-        let finished = try await events.next("action") { event -> ANCSCommandFailure?? in
-            if case let .actionFinished(done, .positive, failure) = event, done == uid { failure } else { nil }
+        // The phone sends Removed right after its Write Response: either may be told first.
+        var finished: ANCSCommandFailure?? = .none
+        var removed = false
+        while finished == .none || !removed {
+            let event = try await events.next("the action's outcome and the removal") { event -> ANCSConsumerEvent? in
+                switch event {
+                case let .actionFinished(done, .positive, _) where done == uid: event
+                case let .notification(told) where told.event.kind == .removed && told.event.uid == uid: event
+                default: nil
+                }
+            }
+            if case let .actionFinished(_, _, failure) = event { finished = .some(failure) } else { removed = true }
         }
-        #expect(finished == nil)
-        let removed = try #require(try await events.notifications(1).first)
-        #expect(removed.event.kind == .removed && removed.event.uid == uid)
+        #expect(finished == .some(nil))
         _ = try await ANCSRadio.log.get().wait("ancs-action", timeout: .seconds(5)) { $0["uid"] as? Int == Int(uid) }
         // The notification is gone: a second action is refused with Invalid Parameter.
         #expect(consumer.perform(.positive, uid: uid))
@@ -101,10 +110,13 @@ import TestSupport
         try await ANCSRadio.phone(phone, "return")
         _ = try await events.next("pairing") { event -> Bool? in if case .paired(_, true) = event { true } else { nil } }
         _ = try await events.subscribed()
+        // The log is read as it is waited on: read it past the first pairing before the mark.
+        try await log.wait("pairing-complete", timeout: .seconds(10)) { $0["peer"] as? String == phone }
         let mark = log.count
         let back = try await ANCSRadio.phone(phone, "reconnect", timeout: .seconds(90))
         #expect(back["own_address"] as? String != back["previous_own_address"] as? String)
-        let encrypted = try await log.wait("encrypted", timeout: .seconds(30)) { $0["peer"] as? String == phone }
+        let newAddress = back["own_address"] as? String
+        let encrypted = try await log.wait("encrypted", timeout: .seconds(30)) { $0["peer"] as? String == phone && $0["own_address"] as? String == newAddress }
         #expect(encrypted["using"] as? String == "bond")
         _ = try await events.subscribed()
         try await ANCSRadio.phone(phone, #"add {"title": "After"}"#)
