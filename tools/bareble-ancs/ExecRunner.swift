@@ -38,6 +38,14 @@ final class ExecRunner: Sendable {
         return true
     }
 
+    /// Waits until the runs queued so far have ended, or `seconds` passed (a command that
+    /// hangs must not hold the tool's exit forever). False when some were still running.
+    func finish(within seconds: Double) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        queue.async { done.signal() }
+        return done.wait(timeout: .now() + seconds) == .success
+    }
+
     /// Spawns the shell with a pipe on its stdin, writes `input`, closes, and reaps it.
     private static func spawn(_ command: String, input: [UInt8]) {
         var pipes: [Int32] = [0, 0]

@@ -98,5 +98,8 @@ struct Run: AsyncParsableCommand {
         control.cancel()
         await consumer.stop()
         reporter.cancel()
+        if let runner, !runner.finish(within: 5) {
+            printError("bareble-ancs: --exec runs still going after 5 s were left running")
+        }
     }
 }
