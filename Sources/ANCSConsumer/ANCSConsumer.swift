@@ -144,7 +144,7 @@ public final class ANCSConsumer: Sendable {
                     try await link.run(appNames: appNames)
                 } catch {
                     // A link that is already gone says so with its disconnection.
-                    if remote.isConnected { self?.emit(.linkFailed(identity: remote.identity, error)) }
+                    if remote.isConnected, remote.att.closedReason == nil { self?.emit(.linkFailed(identity: remote.identity, error)) }
                 }
             }
         case let .paired(remote, summary, bondSaved):

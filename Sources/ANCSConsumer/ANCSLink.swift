@@ -154,7 +154,8 @@ final class ANCSLink: PendingAnswersOwner {
             }
             return true
         } catch {
-            emit(.linkFailed(identity: remote.identity, .subscription(error)))
+            // A link that is already going says so with its disconnection.
+            if remote.isConnected, remote.att.closedReason == nil { emit(.linkFailed(identity: remote.identity, .subscription(error))) }
             return false
         }
     }
