@@ -22,10 +22,12 @@ let package = Package(
         .library(name: "ANCS", targets: ["ANCS"]),
         .library(name: "BareBLE", targets: ["BareBLE"]),
         .library(name: "ANCSConsumer", targets: ["ANCSConsumer"]),
+        .library(name: "Trace", targets: ["Trace"]),
         .executable(name: "bareble-central", targets: ["bareble-central"]),
         .executable(name: "bareble-peripheral", targets: ["bareble-peripheral"]),
         .executable(name: "bareble-beacon", targets: ["bareble-beacon"]),
         .executable(name: "bareble-ancs", targets: ["bareble-ancs"]),
+        .executable(name: "bareble-trace", targets: ["bareble-trace"]),
         .executable(name: "bareble-bench", targets: ["bareble-bench"]),
     ],
     dependencies: [
@@ -73,12 +75,16 @@ let package = Package(
         // The ANCS consumer over the facade: a PeripheralManager that brings each phone's link
         // to ANCS and AMS and drives the ANCS module's session on it.
         .target(name: "ANCSConsumer", dependencies: ["BluetoothCore", "ATT", "GATT", "BareBLE", "ANCS"], swiftSettings: strict),
+        // The trace decoder: capture records to packets decoded at every layer with the
+        // layers' own types (bareble-trace, the tools' --trace). Beside the facade, above the
+        // protocol layers; no I/O.
+        .target(name: "Trace", dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Beacon"], swiftSettings: strict),
         // What the tools share: the transport options, JSON lines, stopping on Ctrl-C, the
         // scan run (open, power on, scan until stopped), the pairing options and the
         // terminal's side of pairing (central and peripheral tools alike).
         .target(
             name: "ToolSupport",
-            dependencies: ["BluetoothCore", "HCI", "HCITransport", "BareBLE", "SMP", "Bonding", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["BluetoothCore", "HCI", "HCITransport", "BareBLE", "SMP", "Bonding", "Trace", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/tool-support",
             swiftSettings: strict
         ),
@@ -106,6 +112,12 @@ let package = Package(
             path: "tools/bareble-ancs",
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "bareble-trace",
+            dependencies: ["Trace", "HCITransport", "BluetoothCore", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "tools/bareble-trace",
+            swiftSettings: strict
+        ),
         // The crash-safety test's victim: rewrites a bond file until killed.
         .executableTarget(name: "bond-store-writer", dependencies: ["Bonding"], path: "tools/bond-store-writer", swiftSettings: strict),
         // Shared by the test targets only: seeded random input, the virtual radio's harness,
@@ -128,7 +140,7 @@ let package = Package(
         .systemLibrary(name: "CLibFuzzer", path: "tools/fuzz/libfuzzer"),
         .executableTarget(
             name: "bareble-fuzz",
-            dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding", "Beacon", "ANCS", "TestSupport", "CLibFuzzer"],
+            dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding", "Beacon", "ANCS", "Trace", "TestSupport", "CLibFuzzer"],
             path: "tools/fuzz/targets",
             swiftSettings: strict
         ),
@@ -144,6 +156,7 @@ let package = Package(
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ANCSTests", dependencies: ["ANCS", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ANCSConsumerTests", dependencies: ["ANCSConsumer", "ANCS", "ATT", "BluetoothCore", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "TraceTests", dependencies: ["Trace", "HCITransport", "HCI", "ATT", "L2CAP", "TestSupport"], swiftSettings: strict),
         // ToolSupport: the tools' own output code (JSON lines, wall-clock time) is tested here,
         // beside the tools it serves.
         .testTarget(name: "IntegrationTests", dependencies: ["BareBLE", "ANCS", "ANCSConsumer", "GATT", "ATT", "L2CAP", "HCI", "HCITransport", "Bonding", "SMP", "TestSupport", "ToolSupport"], swiftSettings: strict),

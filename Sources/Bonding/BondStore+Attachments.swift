@@ -19,6 +19,17 @@ extension BondStore {
         _ = consume lock
     }
 
+    /// Removes everything kept for `peer`, with its bond: a later bond with the same peer
+    /// starts without the old one's state.
+    func removeAttachments(of peer: DeviceAddress) throws(BondStoreError) {
+        let lock = try DirectoryLock(directory)
+        let prefix = attachmentFileName("", for: peer)
+        for name in try AtomicFile.names(in: directory) where name.hasPrefix(prefix) {
+            try AtomicFile.remove(directory + "/" + name, in: directory)
+        }
+        _ = consume lock
+    }
+
     func attachmentFileName(_ name: String, for peer: DeviceAddress) -> String {
         let local = Self.fileName(for: self.local.address).dropLast(".json".count)
         let hex = Hex.string(peer.address.littleEndianBytes.reversed())

@@ -100,18 +100,20 @@ public final class BondStore: Sendable {
         }
     }
 
-    /// Removes the bond of `peer` (an identity address, or an RPA that resolves to one);
-    /// false when there was none.
+    /// Removes the bond of `peer` (an identity address, or an RPA that resolves to one) and
+    /// what was kept beside it (attachments); false when there was none.
     @discardableResult
     public func remove(_ peer: DeviceAddress) throws(BondStoreError) -> Bool {
-        var removed = false
+        var removed: DeviceAddress?
         try update { bonds in
             let identity = BondResolver(bonds: bonds).bond(for: peer)?.peer ?? peer
             let before = bonds.count
             bonds.removeAll { $0.peer == identity }
-            removed = bonds.count != before
+            if bonds.count != before { removed = identity }
         }
-        return removed
+        guard let removed else { return false }
+        try removeAttachments(of: removed)
+        return true
     }
 
     /// One read-modify-write of the whole set: `change` sees the bonds as the file holds

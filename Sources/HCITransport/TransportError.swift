@@ -84,8 +84,9 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
                 + "hci:N, hci-raw:N, hci-monitor, tcp:HOST:PORT, serial:/dev/ttyX[,BAUD][,rtscts], virtual"
         case .monitorCannotDrive:
             return "hci-monitor is the kernel's monitor channel: it hears what crosses every adapter but "
-                + "cannot send a command, so this tool cannot use it; use hci:N (user channel), "
-                + "hci-raw:N (beside the kernel), tcp:HOST:PORT, serial:/dev/ttyX or virtual"
+                + "cannot send a command, so this tool cannot use it; to watch it, run bareble-trace live; "
+                + "to drive a controller, use hci:N (user channel), hci-raw:N (beside the kernel), "
+                + "tcp:HOST:PORT, serial:/dev/ttyX or virtual"
         case let .noBluetoothInKernel(spec):
             return "\(spec): this kernel has no Bluetooth support (no AF_BLUETOOTH): "
                 + "use tcp:/serial: or the virtual radio"

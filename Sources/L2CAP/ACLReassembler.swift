@@ -42,12 +42,15 @@ public struct ACLReassembler: Sendable {
         case skipping(remaining: Int)
     }
 
-    /// The largest payload accepted per channel; channels absent here are dropped.
+    /// The largest payload accepted per channel; channels absent here are dropped, or held
+    /// to ``otherChannels`` when it is set (a trace reassembles every channel).
     public var maximumPayload: [ChannelIdentifier: Int]
+    public var otherChannels: Int?
     private var state = State.idle
 
-    public init(maximumPayload: [ChannelIdentifier: Int]) {
+    public init(maximumPayload: [ChannelIdentifier: Int], otherChannels: Int? = nil) {
         self.maximumPayload = maximumPayload
+        self.otherChannels = otherChannels
     }
 
     /// True while a PDU is partly received (for diagnostics and tests).
@@ -102,7 +105,7 @@ public struct ACLReassembler: Sendable {
             state = .idle
             return (nil, .overlongPDU)
         }
-        guard let maximum = maximumPayload[channel] else {
+        guard let maximum = maximumPayload[channel] ?? otherChannels else {
             skip(remaining: length - body.count)
             return (nil, .unsupportedChannel(channel))
         }

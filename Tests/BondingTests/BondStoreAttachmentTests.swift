@@ -26,4 +26,24 @@ import Testing
         #expect(try BondStore(directory: directory, identity: .public(F.localPublic)).bonds == [first])
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".tmp") }.isEmpty)
     }
+
+    /// Removing a bond removes what was kept beside it (a later bond with the same peer
+    /// must not inherit an old client's CCCDs), and nobody else's.
+    @Test func removingABondRemovesItsAttachments() throws {
+        let directory = F.directory()
+        let store = try BondStore(directory: directory, identity: .public(F.localPublic))
+        let (first, second) = (F.bond(1), F.bond(2))
+        try store.save(first)
+        try store.save(second)
+        try store.setAttachment([1], name: "gatt-client.json", for: first.peer)
+        try store.setAttachment([2], name: "other", for: first.peer)
+        try store.setAttachment([3], name: "gatt-client.json", for: second.peer)
+        #expect(try store.remove(first.peer))
+        #expect(try store.attachment("gatt-client.json", for: first.peer) == nil)
+        #expect(try store.attachment("other", for: first.peer) == nil)
+        #expect(try store.attachment("gatt-client.json", for: second.peer) == [3])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == [
+            "F00D00000001.public.C44B4D000002.random.gatt-client.json", "F00D00000001.public.json",
+        ].sorted())
+    }
 }

@@ -41,7 +41,7 @@ import TestSupport
             ])],
             configuration: GATTServerConfiguration(handlerDeadline: .milliseconds(200))
         )
-        let attribute = try #require(store.attribute(at: 0x0012))
+        let attribute = try #require(store.attributes(in: 0x0001...0xFFFF, limit: 100).first { $0.type == BluetoothUUID(UInt16(0xFFF3)) })
         let read = try await withDeadline("the read", seconds: 30) {
             await store.read(attribute, context: ATTServerContext(bearer: 1))
         }

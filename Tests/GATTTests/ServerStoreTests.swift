@@ -12,8 +12,9 @@ import Testing
 
     static func context(_ bearer: UInt16) -> ATTServerContext { ATTServerContext(bearer: bearer) }
 
-    /// GAP (1-5), GATT (6-15), then a test service from 16: stored read/write value, a
-    /// notify+indicate value with a User Description (CCCD added), a handler's value.
+    /// GAP (1-5), GATT (6-15, with Server Supported Features because the configuration sets
+    /// a feature), then a test service from 16: stored read/write value, a notify+indicate
+    /// value with a User Description (CCCD added), a handler's value.
     static func makeStore(handler: GATTAttributeHandler? = nil) throws -> GATTServerStore {
         try GATTServerStore(services: [
             GATTDatabase.Service(uuid: testService, characteristics: [
@@ -23,7 +24,8 @@ import Testing
                 ]),
                 GATTDatabase.Characteristic(uuid: produced, properties: [.read, .write], handler: handler),
             ]),
-        ], configuration: GATTServerConfiguration(deviceName: "Test", appearance: 0x0341, handlerDeadline: .seconds(60)))
+        ], configuration: GATTServerConfiguration(
+            deviceName: "Test", appearance: 0x0341, serverSupportedFeatures: .enhancedATTBearer, handlerDeadline: .seconds(60)))
     }
 
     func read(_ store: GATTServerStore, _ handle: UInt16, bearer: UInt16 = 1) async throws -> Result<[UInt8], ATTErrorCode> {
@@ -64,7 +66,7 @@ import Testing
         #expect(try await read(store, 0x0013) == .success([0x32, 0x14, 0x00, 0xF2, 0xFF]))
         #expect(try await read(store, 0x0003) == .success(Array("Test".utf8)))
         #expect(try await read(store, 0x0005) == .success([0x41, 0x03]))
-        #expect(try await read(store, 0x000F) == .success([0x00]))
+        #expect(try await read(store, 0x000F) == .success([0x01]))
         #expect(try await read(store, 0x000D) == .success(store.databaseHash))
         #expect(store.databaseHash == store.database.computedHash)
         #expect(try await read(store, 0x0008) == .failure(.readNotPermitted))
@@ -244,6 +246,17 @@ import Testing
         let change = try #require(try store.addServices([fits]))
         #expect(change.changedHandles == 0x0019...0xFFFF)
         #expect(store.attribute(at: 0xFFFF)?.type == Self.stored)
+    }
+
+    /// Without a server feature there is no Server Supported Features characteristic: GATT
+    /// ends with the Database Hash and the application's services follow at once.
+    @Test func noServerFeaturesNoCharacteristic() throws {
+        let store = try GATTServerStore(services: [GATTDatabase.Service(uuid: Self.testService, characteristics: [])])
+        let listed = store.attributes(in: 0x0006...0xFFFF, limit: 100).map { "\(hex($0.handle)) \($0.type) \($0.groupEnd.map(hex) ?? "-")" }
+        #expect(listed == [
+            "0006 2800 000D", "0007 2803 -", "0008 2A05 -", "0009 2902 -", "000A 2803 -", "000B 2B29 -",
+            "000C 2803 -", "000D 2B2A -", "000E 2800 000E",
+        ])
     }
 
     @Test func centralAddressResolutionWhenAsked() async throws {

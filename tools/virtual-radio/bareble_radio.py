@@ -3,7 +3,7 @@
 exposed to our stack as H4 over loopback TCP and/or a pty, plus scripted peers.
 
     bareble_radio.py [--tcp] [--pty] [--vhci N] [--peripheral] [--advertiser] [--scanner]
-                     [--big-peripheral] [--hostile] [--beacons N] [--btsnoop DIR]
+                     [--big-peripheral] [--hostile] [--iphone] [--beacons N] [--btsnoop DIR]
                      [--lifetime SECONDS]
 
 stdout: first line {"event": "ready", "tcp": PORT, "pty": PATH, "vhci": N}, then one JSON
@@ -30,6 +30,7 @@ from radio_central import GattCentral  # noqa: E402
 from radio_explore import Explorer  # noqa: E402
 from radio_pairing import PairingControl  # noqa: E402
 from radio_hostile import HostilePeripheral  # noqa: E402
+from radio_iphone import EmulatedIPhone  # noqa: E402
 from radio_peers import Beacon, BigPeripheral, HeartRatePeripheral, IBeaconPeer, PairingCentral, PrivatePeer, Scanner  # noqa: E402
 from radio_transport import Exposed, PtyEndpoint, TcpServer  # noqa: E402
 from radio_vhci import VhciEndpoint  # noqa: E402
@@ -110,7 +111,11 @@ class Radio:
             handler = getattr(self, 'control_' + words[0].replace('-', '_'), None)
             if handler is None:
                 raise ValueError(f'unknown command {words[0]!r}')
-            result = handler(*words[1:])
+            if getattr(handler, 'raw', False):
+                # Free text (JSON with spaces) after the command word, as typed.
+                result = handler(line.split(None, 1)[1] if len(words) > 1 else '')
+            else:
+                result = handler(*words[1:])
         except Exception as error:  # report, never die on a bad control line
             emit(event='error', command=line, message=str(error))
             return
@@ -311,6 +316,52 @@ class Radio:
             raise ValueError(f'unknown central action {action!r}')
         return handler(*arguments)
 
+    # -- emulated iPhones (BareBLE as ANCS consumer) ---------------------------------
+    def new_iphone(self, name: str | None, settings: dict) -> EmulatedIPhone:
+        unknown = set(settings) - {'mtu', 'publish', 'present'}
+        if unknown:
+            raise ValueError(f'unknown iphone option(s) {", ".join(sorted(unknown))}: use mtu=N, publish=encrypted|always, present=0|1')
+        index = 1 + sum(isinstance(peer, EmulatedIPhone) for peer in self.peers.values())
+        name = name or ('iphone' if index == 1 else f'iphone{index}')
+        if name in self.peers:
+            raise ValueError(f'a peer {name!r} exists')
+        peer = EmulatedIPhone(index, name, self.link, emit, mtu=int(settings.get('mtu', '185'), 0),
+                              publish=settings.get('publish', 'encrypted'),
+                              present=settings.get('present', '1') in ('1', 'yes', 'true', 'on'))
+        self.peers[name] = peer
+        peer.pairing = PairingControl(peer, emit)
+        peer.pairing.configure('io=keyboard-display')  # an iPhone has a keyboard and a display
+        return peer
+
+    def control_add_iphone(self, *words: str):
+        names = [w for w in words if '=' not in w]
+        if len(names) > 1:
+            raise ValueError('add-iphone [NAME] [mtu=N] [publish=encrypted|always] [present=0|1]')
+        settings = dict(w.partition('=')[::2] for w in words if '=' in w)
+        peer = self.new_iphone(names[0] if names else None, settings)
+
+        async def started() -> dict:
+            await peer.start()
+            await peer.after_ready()
+            return {'peer': peer.name, 'address': str(peer.address).removesuffix('/P'),
+                    'irk': peer.device.irk[::-1].hex()}
+
+        return started()
+
+    def control_iphone(self, text: str):
+        words = text.split(None, 2)
+        if len(words) < 2:
+            raise ValueError('iphone NAME ACTION ...')
+        peer = self.peer(words[0])
+        if not isinstance(peer, EmulatedIPhone):
+            raise ValueError(f'peer {words[0]!r} is not an emulated iPhone (add-iphone makes them)')
+        handler = getattr(peer, 'action_' + words[1].replace('-', '_'), None)
+        if handler is None:
+            raise ValueError(f'unknown iphone action {words[1]!r}')
+        return handler(words[2] if len(words) > 2 else '')
+
+    control_iphone.raw = True
+
     # -- lifetime --------------------------------------------------------------
     def shutdown(self, why: str) -> None:
         if self.stopping:
@@ -342,6 +393,8 @@ class Radio:
             self.peers['central'] = PairingCentral(self.link, emit)
         if self.options.hostile:
             self.peers['hostile'] = HostilePeripheral(self.link, emit)
+        if self.options.iphone:
+            self.new_iphone('iphone', {})
         for name in ('peripheral', 'central'):
             if name in self.peers:
                 self.peers[name].pairing = PairingControl(self.peers[name], emit)
@@ -396,6 +449,8 @@ def main() -> None:
                         help='add BareBLE-Big, a large GATT database for the discovery benchmark')
     parser.add_argument('--hostile', action='store_true',
                         help='add the BareBLE-Hostile peripheral (C4:4B:4D:00:00:20), which breaks the protocol on request')
+    parser.add_argument('--iphone', action='store_true',
+                        help='add the emulated iPhone "iphone" (C4:4B:4D:00:03:01): ANCS/AMS provider, connects to an ANCS solicitation')
     parser.add_argument('--beacons', type=int, default=0, metavar='N',
                         help='add N non-connectable iBeacons, C4:4B:4D:00:01:01 ... (minor 1 ... N)')
     parser.add_argument('--btsnoop', metavar='DIR', help='record each exposed transport here')

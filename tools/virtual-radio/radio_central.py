@@ -152,6 +152,15 @@ class GattCentral(Peer):
         self.device.send_l2cap_pdu(connection.handle, att.ATT_CID, bytes.fromhex(hex_pdu))
         return dict(length=len(hex_pdu) // 2)
 
+    async def action_request(self, hex_pdu: str) -> dict:
+        """Sends one raw ATT request through Bumble's GATT client (its one-at-a-time rule
+        and timeout) and returns the response PDU: what a test needs for procedures
+        Bumble's client has no call for (Read Multiple Variable, robust caching)."""
+        self.live()
+        request = att.ATT_PDU.from_bytes(bytes.fromhex(hex_pdu))
+        response = await asyncio.wait_for(self.peer.gatt_client.send_request(request), REQUEST_TIMEOUT)
+        return dict(response=bytes(response).hex(), name=type(response).__name__)
+
     async def action_discover(self) -> dict:
         """Bumble's GATT discovery; the result is logged as a `gatt-discovered` event."""
         self.live()

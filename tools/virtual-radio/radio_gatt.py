@@ -34,6 +34,9 @@ HANDLE_VALUE_CONFIRMATION = 0x1E
 READ_MULTIPLE_VARIABLE = 0x20
 WRITE_COMMAND = 0x52
 KNOWN_CLIENT_OPCODES = {0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x1E, 0x20, 0x52, 0xD2}
+# What a server sends (responses, notifications, indications): for a peer that is also a
+# GATT client (the emulated iPhone), they go to Bumble's client untouched.
+SERVER_OPCODES = {0x01, 0x03, 0x05, 0x07, 0x09, 0x0B, 0x0D, 0x0F, 0x11, 0x13, 0x17, 0x19, 0x1B, 0x1D, 0x21, 0x23}
 COMMAND_FLAG = 0x40
 
 # ATT error codes.
@@ -144,6 +147,9 @@ class GattObserver:
         if not pdu or connection is None:
             return
         opcode = pdu[0]
+        if opcode in SERVER_OPCODES:
+            self.downstream(connection_handle, pdu)
+            return
         self.requests_by_connection[connection_handle] = self.requests_by_connection.get(connection_handle, 0) + 1
         self.log(event='att-request', peer=self.peer.name, opcode=opcode, length=len(pdu),
                  connection=connection_handle, address=str(connection.peer_address))
@@ -193,6 +199,11 @@ class GattObserver:
             attribute = self.server.get_attribute(handle)
             if attribute is None:
                 return False  # Bumble answers Invalid Handle (or drops a command)
+            if opcode == WRITE_COMMAND and not (isinstance(attribute, gatt.Characteristic)
+                                                and attribute.properties & Properties.WRITE_WITHOUT_RESPONSE):
+                # Write Without Response is for values that offer it (Vol 3 Part G 4.9.1);
+                # descriptors take Write Requests only (4.12.3). Bumble would write.
+                return True
             code = 0
             if not attribute.permissions & Permissions.WRITEABLE:
                 code = WRITE_NOT_PERMITTED

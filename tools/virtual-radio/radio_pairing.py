@@ -190,7 +190,12 @@ class PairingControl:
             self.log(event='security-request', peer=self.name, address=address, auth_req=int(auth_req))
             # Bumble leaves the answer to the application: a central with a bond for this
             # peripheral encrypts with it (Core Vol 3 Part H 2.4.6), else it pairs.
-            if connection.role == hci.Role.CENTRAL:
+            custom = getattr(connection.device, 'bareble_answer_security_request', None)
+            if connection.role == hci.Role.CENTRAL and custom is not None:
+                # A peer with its own rule (the emulated iPhone: one encryption per link,
+                # whatever asks for it).
+                asyncio.ensure_future(custom(connection))
+            elif connection.role == hci.Role.CENTRAL:
                 async def answer() -> None:
                     keystore = connection.device.keystore
                     bonded = keystore is not None and await keystore.get(str(connection.peer_address)) is not None

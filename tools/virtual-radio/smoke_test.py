@@ -452,6 +452,14 @@ def main() -> None:
                           ' && !(btatt.opcode == 0x0a && btl2cap.length == 1)')  # truncated on purpose
         out = subprocess.run(['tshark', '-r', path, '-Y', display_filter], capture_output=True, text=True)
         check(out.returncode == 0 and not out.stdout.strip(), f'{name}: no malformed packets')
+
+    # The emulated iPhone against an independent consumer, on a radio of its own.
+    iphone = subprocess.run([sys.executable, os.path.join(HERE, 'iphone_smoke.py')], capture_output=True, text=True)
+    lines = iphone.stdout.strip().splitlines()
+    failed = [line for line in lines if line.startswith('FAIL')]
+    if iphone.returncode:
+        print(iphone.stdout + iphone.stderr[-2000:])
+    check(iphone.returncode == 0, 'iphone_smoke.py: ' + (failed or lines or ['no output'])[-1])
     print('all checks passed')
 
 

@@ -10,7 +10,10 @@ public struct GATTServerConfiguration: Sendable, Hashable {
     /// Central Address Resolution (0x2AA6): nil leaves the characteristic out; true says
     /// this device resolves peers' private addresses in directed advertising (Part C 12.4).
     public var centralAddressResolution: Bool?
-    /// Server Supported Features (0x2B3A).
+    /// Server Supported Features (0x2B3A): served only when a feature is set (Part G 7.4
+    /// makes the characteristic mandatory only for a server that supports one), so a
+    /// server without EATT lays out GATT as Bumble, Zephyr and BlueZ do, and a cloned
+    /// database keeps every handle of the original.
     public var serverSupportedFeatures: GATTServerSupportedFeatures
     /// How long an application handler may take to answer a read or write before the
     /// client is answered Unlikely Error (0x0E). Well under the client's 30 s transaction
@@ -41,15 +44,18 @@ extension GATTServerConfiguration {
         if let centralAddressResolution {
             access.append(Characteristic(uuid: GATTUUID.centralAddressResolution, properties: [.read], value: [centralAddressResolution ? 1 : 0]))
         }
+        var attribute = [
+            // Not readable: its value only travels in indications (Part G 7.1).
+            Characteristic(uuid: GATTUUID.serviceChanged, properties: [.indicate], permissions: ATTPermissions()),
+            Characteristic(uuid: GATTUUID.clientSupportedFeatures, properties: [.read, .write]),
+            Characteristic(uuid: GATTUUID.databaseHash, properties: [.read]),
+        ]
+        if !serverSupportedFeatures.isEmpty {
+            attribute.append(Characteristic(uuid: GATTUUID.serverSupportedFeatures, properties: [.read], value: [serverSupportedFeatures.rawValue]))
+        }
         return [
             GATTDatabase.Service(uuid: GATTUUID.genericAccess, characteristics: access),
-            GATTDatabase.Service(uuid: GATTUUID.genericAttribute, characteristics: [
-                // Not readable: its value only travels in indications (Part G 7.1).
-                Characteristic(uuid: GATTUUID.serviceChanged, properties: [.indicate], permissions: ATTPermissions()),
-                Characteristic(uuid: GATTUUID.clientSupportedFeatures, properties: [.read, .write]),
-                Characteristic(uuid: GATTUUID.databaseHash, properties: [.read]),
-                Characteristic(uuid: GATTUUID.serverSupportedFeatures, properties: [.read], value: [serverSupportedFeatures.rawValue]),
-            ]),
+            GATTDatabase.Service(uuid: GATTUUID.genericAttribute, characteristics: attribute),
         ]
     }
 }

@@ -1,5 +1,6 @@
 import Bonding
 import HCITransport
+import Trace
 
 /// Files a user or another program may have written: bond files, btsnoop captures.
 enum FileTargets {
@@ -13,5 +14,24 @@ enum FileTargets {
         guard let file = try? BTSnoopFile(parsing: bytes) else { return }
         let stored = file.records.reduce(0) { $0 + $1.data.count }
         expect(stored <= bytes.count, "\(stored) record bytes from a \(bytes.count)-byte file")
+    }
+
+    /// A capture of any format fed in two pieces (the first byte picks where it splits),
+    /// every record decoded at every layer: the reader and the decoder stay total.
+    @Sendable static func trace(_ bytes: [UInt8]) {
+        guard let first = bytes.first else { return }
+        let split = min(bytes.count, 1 + Int(first) * bytes.count / 256)
+        var parser = CaptureParser()
+        var decoder = TraceDecoder(showKeys: true)
+        var payload = 0
+        for piece in [bytes[1..<split], bytes[split...]] {
+            do {
+                try parser.feed(piece) { record in
+                    payload += record.payload.count
+                    _ = decoder.decode(record)
+                }
+            } catch { return }
+        }
+        expect(payload <= bytes.count, "\(payload) payload bytes from a \(bytes.count)-byte capture")
     }
 }

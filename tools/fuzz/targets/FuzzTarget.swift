@@ -28,6 +28,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "beacon", run: AdvertisingTargets.beacon),
         FuzzTarget(name: "bond-file", run: FileTargets.bondFile),
         FuzzTarget(name: "btsnoop", run: FileTargets.btsnoop),
+        FuzzTarget(name: "trace", run: FileTargets.trace),
         FuzzTarget(name: "uuid-text", run: CoreTargets.uuidText),
         FuzzTarget(name: "ancs-session", run: ANCSTargets.session),
     ]

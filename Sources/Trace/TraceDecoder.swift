@@ -1,0 +1,407 @@
+import ATT
+import BluetoothCore
+import GATT
+import HCI
+import HCITransport
+import L2CAP
+import SMP
+
+/// Turns capture records into ``TracePacket``s with the stack's own decoders at every
+/// layer: HCI commands and events, ACL reassembled per connection and direction into
+/// L2CAP, LE signaling, ATT (each request joined to its answer, handles named from the
+/// discovery the trace itself holds), SMP (keys redacted unless asked) and advertising
+/// reports with their AD structures.
+///
+/// Total: any record gives a packet; what does not decode keeps its hex and a `problem`.
+/// State is bounded by what the controller allows: one reassembler and one outstanding
+/// request per connection and direction, a name table per connection, all dropped at
+/// Disconnection Complete; at most ``maximumConnections`` connections are tracked (more
+/// means a damaged or hostile capture: the oldest is forgotten and counted).
+public struct TraceDecoder: Sendable {
+    public static let maximumConnections = 256
+    /// The most handles one connection's name table keeps.
+    public static let maximumNames = 4096
+
+    public var showKeys: Bool
+    /// Connections forgotten because ``maximumConnections`` were tracked.
+    public private(set) var forgottenConnections = 0
+
+    struct Link: Hashable { var index: UInt16, handle: UInt16 }
+    struct Side: Hashable { var link: Link, received: Bool }
+    struct Pending { var number: Int, timestamp: Int64, request: ATTPDU }
+
+    private var reassemblers: [Side: ACLReassembler] = [:]
+    /// The request each side sent last and no answer has come for.
+    private var pending: [Side: Pending] = [:]
+    private var names: [Link: [UInt16: String]] = [:]
+    private var peers: [Link: BluetoothAddress] = [:]
+    private var linkOrder: [Link] = []
+
+    public init(showKeys: Bool = false) {
+        self.showKeys = showKeys
+    }
+
+    public mutating func decode(_ record: CaptureRecord) -> TracePacket {
+        let payload = record.payload
+        var packet = TracePacket(number: record.number, timestamp: record.timestamp, index: record.index, direction: .note, kind: "note", name: record.opcode.description)
+        switch record.opcode {
+        case .commandPacket:
+            packet.direction = .sent
+            packet.kind = "command"
+            decodeCommand(payload, into: &packet)
+        case .eventPacket:
+            packet.direction = .received
+            packet.kind = "event"
+            decodeEvent(payload, into: &packet)
+        case .aclTransmit, .aclReceive:
+            packet.direction = record.opcode == .aclReceive ? .received : .sent
+            packet.kind = "acl"
+            decodeACL(payload, index: record.index, into: &packet)
+        case .scoTransmit, .scoReceive, .isoTransmit, .isoReceive:
+            packet.direction = record.opcode == .scoReceive || record.opcode == .isoReceive ? .received : .sent
+            packet.kind = record.opcode == .scoTransmit || record.opcode == .scoReceive ? "sco" : "iso"
+            packet.hex = payload
+            if payload.count >= 2 { packet.connection = (UInt16(payload[0]) | UInt16(payload[1]) << 8) & 0x0FFF }
+        case .newIndex:
+            packet.kind = "new-index"
+            if let index = try? MonitorRecord.NewIndex(decoding: payload) {
+                packet.summary = "\(index.name) \(index.address)"
+                packet.addresses = [index.address]
+            } else {
+                packet.hex = payload
+            }
+        case .deleteIndex:
+            packet.kind = "delete-index"
+        case .systemNote:
+            packet.kind = "system-note"
+            packet.summary = String(decoding: payload.prefix { $0 != 0 }, as: UTF8.self)
+        default:
+            packet.kind = "note"
+            packet.hex = payload
+        }
+        return packet
+    }
+
+    // MARK: HCI
+
+    private func decodeCommand(_ bytes: [UInt8], into packet: inout TracePacket) {
+        guard bytes.count >= 3 else {
+            packet.name = "HCI Command"
+            packet.problem = "a command shorter than its 3-byte header"
+            packet.hex = bytes
+            return
+        }
+        let opcode = HCIOpcode(rawValue: UInt16(bytes[0]) | UInt16(bytes[1]) << 8)
+        packet.opcode = opcode.rawValue
+        packet.name = opcode.name
+        let parameters = Array(bytes[3...])
+        guard Int(bytes[2]) == parameters.count else {
+            packet.problem = "parameter length \(bytes[2]) but \(parameters.count) bytes follow"
+            packet.hex = parameters
+            return
+        }
+        guard let type = HCICommands.type(for: opcode) else {
+            packet.hex = parameters
+            return
+        }
+        var reader = ByteReader(parameters)
+        do {
+            let command = try type.init(parameters: &reader)
+            try reader.expectEnd()
+            packet.fields = FieldList.of(command, showKeys: showKeys)
+            if let peer = packet.fields.first(where: { $0.0 == "peerAddress" }), let address = BluetoothAddress(peer.1) {
+                packet.addresses = [address]
+            }
+        } catch {
+            packet.problem = "\(error)"
+            packet.hex = parameters
+        }
+    }
+
+    private mutating func decodeEvent(_ bytes: [UInt8], into packet: inout TracePacket) {
+        guard let code = bytes.first else {
+            packet.name = "HCI Event"
+            packet.problem = "an empty event"
+            return
+        }
+        packet.event = code
+        packet.name = HCIEventNames.event(code)
+        if code == HCIEvent.Code.leMeta, bytes.count >= 3 {
+            packet.subevent = bytes[2]
+            packet.name = HCIEventNames.subevent(bytes[2])
+        }
+        let event: HCIEvent
+        do {
+            event = try HCIEvent(decoding: bytes)
+        } catch {
+            packet.problem = "\(error)"
+            packet.hex = Array(bytes.dropFirst(2))
+            return
+        }
+        switch event {
+        case let .commandComplete(complete):
+            packet.opcode = complete.opcode.rawValue
+            packet.summary = complete.opcode.name
+            packet.fields = [("command", complete.opcode.name), ("numHCICommandPackets", "\(complete.numHCICommandPackets)")]
+            if let status = complete.status { packet.fields.append(("status", "\(status)")) }
+            packet.fields += returnParameters(of: complete)
+        case let .commandStatus(status):
+            packet.opcode = status.opcode.rawValue
+            packet.summary = "\(status.opcode.name): \(status.status)"
+            packet.fields = FieldList.of(status, showKeys: showKeys)
+        case let .disconnectionComplete(disconnection):
+            packet.connection = disconnection.connectionHandle
+            packet.fields = FieldList.of(disconnection, showKeys: showKeys)
+            forget(Link(index: packet.index, handle: disconnection.connectionHandle))
+        case let .encryptionChange(change):
+            packet.connection = change.connectionHandle
+            packet.fields = FieldList.of(change, showKeys: showKeys)
+        case let .le(meta):
+            decodeLEMeta(meta, into: &packet)
+        case let .unknown(_, parameters):
+            packet.hex = parameters
+        default:
+            packet.fields = FieldList.of(event, showKeys: showKeys)
+        }
+    }
+
+    /// A Command Complete's return parameters, decoded with the command's own type.
+    private func returnParameters(of complete: HCIEvent.CommandComplete) -> [(String, String)] {
+        guard let type = HCICommands.type(for: complete.opcode), complete.returnParameters.count > 1 else { return [] }
+        return Self.returned(type, Array(complete.returnParameters.dropFirst()), showKeys: showKeys)
+    }
+
+    private static func returned<Command: HCICommand>(_ type: Command.Type, _ bytes: [UInt8], showKeys: Bool) -> [(String, String)] {
+        var reader = ByteReader(bytes)
+        guard let value = try? Command.ReturnParameters(decoding: &reader) else { return [("returnParameters", Hex.string(bytes))] }
+        return FieldList.of(value, showKeys: showKeys)
+    }
+
+    private mutating func decodeLEMeta(_ meta: LEMetaEvent, into packet: inout TracePacket) {
+        switch meta {
+        case let .advertisingReport(report):
+            packet.layers.insert(.adv)
+            for (number, entry) in report.reports.enumerated() {
+                packet.addresses.append(entry.address)
+                packet.fields.append(("report \(number + 1)", "\(entry.eventType) \(entry.address) (\(entry.addressType)) RSSI \(entry.rssi)"))
+                packet.fields += AdvertisingFields.of(entry.data)
+            }
+            packet.summary = report.reports.map { "\($0.address)" }.joined(separator: ", ")
+        case let .extendedAdvertisingReport(report):
+            packet.layers.insert(.adv)
+            for (number, entry) in report.reports.enumerated() {
+                packet.addresses.append(entry.address)
+                packet.fields.append(("report \(number + 1)", "\(entry.eventType) \(entry.address) (\(entry.addressType)) RSSI \(entry.rssi)"))
+                packet.fields += AdvertisingFields.of(entry.data)
+            }
+            packet.summary = report.reports.map { "\($0.address)" }.joined(separator: ", ")
+        case let .connectionComplete(complete):
+            connected(Link(index: packet.index, handle: complete.connectionHandle), peer: complete.peerAddress, into: &packet)
+            packet.fields = FieldList.of(complete, showKeys: showKeys)
+        case let .enhancedConnectionComplete(complete):
+            connected(Link(index: packet.index, handle: complete.connectionHandle), peer: complete.peerAddress, into: &packet)
+            packet.fields = FieldList.of(complete, showKeys: showKeys)
+        case let .unknown(_, parameters):
+            packet.hex = parameters
+        default:
+            packet.fields = FieldList.of(meta, showKeys: showKeys)
+            if let handle = packet.fields.first(where: { $0.0 == "connectionHandle" }), let value = UInt16(handle.1) {
+                packet.connection = value
+            }
+        }
+    }
+
+    private mutating func connected(_ link: Link, peer: BluetoothAddress, into packet: inout TracePacket) {
+        packet.connection = link.handle
+        packet.addresses = [peer]
+        packet.summary = "\(peer) on handle \(link.handle)"
+        forget(link)
+        if linkOrder.count >= Self.maximumConnections, let oldest = linkOrder.first {
+            forget(oldest)
+            forgottenConnections += 1
+        }
+        peers[link] = peer
+        linkOrder.append(link)
+    }
+
+    private mutating func forget(_ link: Link) {
+        for received in [false, true] {
+            reassemblers[Side(link: link, received: received)] = nil
+            pending[Side(link: link, received: received)] = nil
+        }
+        names[link] = nil
+        peers[link] = nil
+        linkOrder.removeAll { $0 == link }
+    }
+
+    // MARK: ACL and L2CAP
+
+    private mutating func decodeACL(_ bytes: [UInt8], index: UInt16, into packet: inout TracePacket) {
+        packet.name = "ACL Data"
+        let acl: ACLDataPacket
+        do {
+            acl = try ACLDataPacket(decoding: bytes)
+        } catch {
+            packet.problem = "\(error)"
+            packet.hex = bytes
+            return
+        }
+        let link = Link(index: index, handle: acl.connectionHandle)
+        packet.connection = acl.connectionHandle
+        if let peer = peers[link] { packet.addresses = [peer] }
+        let side = Side(link: link, received: packet.direction == .received)
+        var reassembler = reassemblers[side] ?? ACLReassembler(maximumPayload: [:], otherChannels: BasicFrame.maximumPayloadLength)
+        let (frame, dropped) = reassembler.receive(acl)
+        reassemblers[side] = reassembler
+        if let drop = dropped.first { packet.problem = "\(drop)" }
+        guard let frame else {
+            packet.summary = reassembler.isReassembling ? "fragment (\(acl.data.count) bytes)" : ""
+            packet.hex = acl.data
+            return
+        }
+        packet.layers.insert(.l2cap)
+        packet.channel = frame.channelID.rawValue
+        switch frame.channelID {
+        case .attributeProtocol:
+            decodeATT(frame.payload, side: side, timestamp: packet.timestamp, into: &packet)
+        case .securityManagerProtocol:
+            decodeSMP(frame.payload, into: &packet)
+        case .leSignaling:
+            decodeSignaling(frame.payload, into: &packet)
+        default:
+            packet.name = "L2CAP"
+            packet.summary = "channel 0x" + HCIEventNames.hex(UInt8(frame.channelID.rawValue >> 8)) + HCIEventNames.hex(UInt8(frame.channelID.rawValue & 0xFF))
+            packet.hex = frame.payload
+        }
+    }
+
+    private func decodeSignaling(_ bytes: [UInt8], into packet: inout TracePacket) {
+        packet.name = "LE Signaling"
+        do {
+            let command = try SignalingCommand(decoding: bytes)
+            packet.name = "\(command.code)"
+            packet.fields = [("identifier", "\(command.identifier)"), ("data", Hex.string(command.data))]
+        } catch {
+            packet.problem = "\(error)"
+            packet.hex = bytes
+        }
+    }
+
+    private func decodeSMP(_ bytes: [UInt8], into packet: inout TracePacket) {
+        packet.layers.insert(.smp)
+        packet.smpCode = bytes.first
+        packet.name = bytes.first.map { "SMP \(SMPCode(rawValue: $0))" } ?? "SMP"
+        do {
+            let pdu = try SMPPDU(decoding: bytes)
+            packet.name = "SMP \(pdu.code)"
+            packet.summary = "\(pdu)" == "\(pdu.code)" ? "" : "\(pdu)"
+            packet.fields = FieldList.of(pdu, showKeys: showKeys)
+        } catch {
+            packet.problem = "\(error)"
+            packet.hex = bytes
+        }
+    }
+
+    // MARK: ATT
+
+    private mutating func decodeATT(_ bytes: [UInt8], side: Side, timestamp: Int64, into packet: inout TracePacket) {
+        packet.layers.insert(.att)
+        packet.attOpcode = bytes.first
+        packet.name = "ATT"
+        let pdu: ATTPDU
+        do {
+            pdu = try ATTPDU(decoding: bytes)
+        } catch {
+            packet.name = "ATT " + (bytes.first.map { ATTOpcode(rawValue: $0).name } ?? "")
+            packet.problem = "\(error)"
+            packet.hex = bytes
+            packet.attHandle = Self.handle(ofMalformed: bytes)
+            return
+        }
+        packet.name = "ATT " + pdu.opcode.name
+        packet.attHandle = Self.handle(of: pdu)
+        packet.fields = FieldList.of(pdu, showKeys: showKeys)
+        let link = side.link
+        let kind = pdu.opcode.kind
+        if kind == .request || kind == .indication {
+            pending[side] = Pending(number: packet.number, timestamp: timestamp, request: pdu)
+        } else if kind == .response || kind == .confirmation {
+            // The answer travels the other way from its request, and is about its handle
+            // when it names none itself (a Read or Write Response).
+            let asker = Side(link: link, received: !side.received)
+            if let request = pending.removeValue(forKey: asker) {
+                packet.answers = (request.number, timestamp - request.timestamp)
+                if packet.attHandle == nil { packet.attHandle = Self.handle(of: request.request) }
+                learnNames(from: pdu, answering: request.request, link: link)
+            }
+        }
+        if let handle = packet.attHandle {
+            packet.summary = "handle 0x" + HCIEventNames.hex(UInt8(handle >> 8)) + HCIEventNames.hex(UInt8(handle & 0xFF))
+            if let name = names[link]?[handle] { packet.summary += " (\(name))" }
+        }
+    }
+
+    /// The handle an ATT PDU is about, where it has one.
+    static func handle(of pdu: ATTPDU) -> UInt16? {
+        switch pdu {
+        case let .readRequest(r): r.attributeHandle
+        case let .readBlobRequest(r): r.attributeHandle
+        case let .writeRequest(r): r.attributeHandle
+        case let .writeCommand(r): r.attributeHandle
+        case let .signedWriteCommand(r): r.attributeHandle
+        case let .prepareWriteRequest(r): r.attributeHandle
+        case let .prepareWriteResponse(r): r.attributeHandle
+        case let .handleValueNotification(r): r.attributeHandle
+        case let .handleValueIndication(r): r.attributeHandle
+        case let .errorResponse(r): r.attributeHandleInError
+        // Lists: the first handle they carry.
+        case let .readByTypeResponse(r): r.attributeDataList.first?.attributeHandle
+        case let .readByGroupTypeResponse(r): r.attributeDataList.first?.attributeHandle
+        case let .findInformationResponse(r): r.informationData.first?.handle
+        case let .findByTypeValueResponse(r): r.handlesInformationList.first?.foundAttributeHandle
+        default: nil
+        }
+    }
+
+    /// The handle a PDU cut short still shows, where its opcode puts one and its bytes
+    /// reach that far.
+    static func handle(ofMalformed bytes: [UInt8]) -> UInt16? {
+        guard let opcode = bytes.first else { return nil }
+        let at: Int
+        switch ATTOpcode(rawValue: opcode) {
+        case .readRequest, .readBlobRequest, .writeRequest, .writeCommand, .signedWriteCommand, .prepareWriteRequest,
+             .prepareWriteResponse, .handleValueNotification, .handleValueIndication, .findByTypeValueResponse: at = 1
+        case .errorResponse, .findInformationResponse, .readByTypeResponse, .readByGroupTypeResponse: at = 2
+        default: return nil
+        }
+        guard bytes.count >= at + 2 else { return nil }
+        return UInt16(bytes[at]) | UInt16(bytes[at + 1]) << 8
+    }
+
+    /// Characteristic, service and descriptor names from discovery answers, so later PDUs
+    /// about those handles carry them.
+    private mutating func learnNames(from response: ATTPDU, answering request: ATTPDU, link: Link) {
+        var learned: [(UInt16, String)] = []
+        switch (request, response) {
+        case let (.readByTypeRequest(asked), .readByTypeResponse(answer)) where asked.attributeType == GATTUUID.characteristicDeclaration:
+            for item in answer.attributeDataList {
+                guard let declaration = try? CharacteristicDeclaration(bytes: item.attributeValue) else { continue }
+                learned.append((declaration.valueHandle, GATTNames.characteristic(for: declaration.uuid) ?? declaration.uuid.description))
+            }
+        case let (.readByGroupTypeRequest, .readByGroupTypeResponse(answer)):
+            for item in answer.attributeDataList {
+                guard let uuid = try? BluetoothUUID(littleEndian: item.attributeValue) else { continue }
+                learned.append((item.attributeHandle, GATTNames.service(for: uuid) ?? uuid.description))
+            }
+        case let (.findInformationRequest, .findInformationResponse(answer)):
+            for item in answer.informationData where GATTNames.kind(of: item.type) == .descriptor {
+                learned.append((item.handle, GATTNames.descriptor(for: item.type) ?? item.type.description))
+            }
+        default:
+            return
+        }
+        var table = names[link] ?? [:]
+        for (handle, name) in learned where table.count < Self.maximumNames || table[handle] != nil { table[handle] = name }
+        names[link] = table
+    }
+}

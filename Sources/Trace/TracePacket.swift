@@ -1,0 +1,62 @@
+import BluetoothCore
+import HCITransport
+
+/// One capture record as the trace shows it: where it crossed, what it is at every layer
+/// the decoder reached, a one-line summary and the fields behind it.
+public struct TracePacket: Sendable {
+    public enum Direction: String, Sendable, Hashable {
+        /// Host to controller (btmon's "<").
+        case sent
+        /// Controller to host (btmon's ">").
+        case received
+        /// A note of the monitor channel (index added, system note, ...).
+        case note
+    }
+
+    /// The protocol layers `--protocol` selects by.
+    public enum Layer: String, Sendable, Hashable, CaseIterable {
+        case hci, l2cap, att, smp, adv
+    }
+
+    public var number: Int
+    /// Microseconds since the Unix epoch.
+    public var timestamp: Int64
+    public var index: UInt16
+    public var direction: Direction
+    /// "command", "event", "acl", "sco", "iso", or the monitor note's kind ("new-index", ...).
+    public var kind: String
+    /// The command's opcode, or for Command Complete/Status the opcode it answers.
+    public var opcode: UInt16?
+    public var event: UInt8?
+    public var subevent: UInt8?
+    public var connection: UInt16?
+    /// L2CAP channel, on the record that completed the PDU.
+    public var channel: UInt16?
+    public var attOpcode: UInt8?
+    public var attHandle: UInt16?
+    public var smpCode: UInt8?
+    public var layers: Set<Layer> = [.hci]
+    /// The deepest layer's name ("ATT Read Request", "LE Set Scan Enable", ...).
+    public var name: String
+    /// What follows the name on the one-line view.
+    public var summary: String = ""
+    /// Label and value pairs, in order, for `-v` and JSON.
+    public var fields: [(String, String)] = []
+    /// For an ATT response, error or confirmation: the packet number of the request it
+    /// answers and the round trip in microseconds.
+    public var answers: (number: Int, microseconds: Int64)?
+    /// Device addresses the packet names (connection peers, advertisers), for `--address`.
+    public var addresses: [BluetoothAddress] = []
+    /// Why the decoder stopped early (a malformed or truncated PDU), shown with the hex.
+    public var problem: String?
+    public var hex: [UInt8] = []
+
+    public init(number: Int, timestamp: Int64, index: UInt16, direction: Direction, kind: String, name: String) {
+        self.number = number
+        self.timestamp = timestamp
+        self.index = index
+        self.direction = direction
+        self.kind = kind
+        self.name = name
+    }
+}

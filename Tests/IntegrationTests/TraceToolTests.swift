@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `bareble-trace` as a user runs it: against tshark packet by packet on the corpus of every
+/// packet kind and on a capture of an explore of the radio's big peripheral, from a pipe,
+/// and on damaged captures.
+@Suite(.serialized) struct TraceTool {
+    static let harness = Result { try RadioHarness(arguments: ["--tcp", "--big-peripheral"]) }
+    static let executable = builtExecutable(named: "bareble-trace")
+
+    struct Run {
+        var status: Int32
+        var output: String
+        var errors: String
+        var signalled: Bool
+    }
+
+    /// Runs `executable` with `arguments`, `input` on its stdin, to the end.
+    static func run(_ executable: String, _ arguments: [String], input: Data? = nil) async throws -> Run {
+        try await onOwnThread {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            let (output, errors, feed) = (Pipe(), Pipe(), Pipe())
+            process.standardOutput = output
+            process.standardError = errors
+            process.standardInput = input == nil ? FileHandle.nullDevice : feed
+            try process.run()
+            if let input {
+                // A thread of its own: a capture larger than the pipe would block against
+                // our own reading of stdout.
+                Thread {
+                    feed.fileHandleForWriting.write(input)
+                    try? feed.fileHandleForWriting.close()
+                }.start()
+            }
+            let out = output.fileHandleForReading.readDataToEndOfFile()
+            let err = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+                       errors: String(decoding: err, as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal)
+        }
+    }
+
+    /// tools/trace-agreement.py over `captures`: its summary line, which it prints last.
+    static func agreement(_ captures: [String]) async throws -> Run {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("tools/trace-agreement.py").path
+        return try await run("/usr/bin/env", ["python3", script, executable] + captures)
+    }
+
+    static func packets(_ summary: String) -> Int {
+        let words = summary.split(separator: " ")
+        guard let at = words.firstIndex(of: "packets") else { return 0 }
+        return Int(words[words.index(before: at)]) ?? 0
+    }
+
+    @Test("every packet kind the stack declares, well-formed and cut short: bareble-trace and tshark agree on each")
+    func corpusAgreesWithTshark() async throws {
+        let path = RadioPeripheral.temporaryPath("corpus.btsnoop")
+        try TraceCorpus.write(to: path)
+        let result = try await Self.agreement([path])
+        #expect(result.status == 0, "\(result.output)\(result.errors)")
+        #expect(result.output.contains(" 0 disagreements"), "\(result.output)")
+        #expect(Self.packets(result.output) == TraceCorpus.records().count, "\(result.output)")
+    }
+
+    @Test("an explore of the big peripheral: agreement with tshark, ATT requests joined to answers, the same from a pipe")
+    func exploreCapture() async throws {
+        let harness = try Self.harness.get()
+        let capture = RadioPeripheral.temporaryPath("explore.btsnoop")
+        let explore = try await RadioPeripheral.central(["explore", "C4:4B:4D:00:00:04/random", "--json", "--no-auto-pair", "--btsnoop", capture] + RadioPeripheral.transport(harness))
+        #expect(explore.status == 0, "\(explore.errors)")
+        let result = try await Self.agreement([capture])
+        #expect(result.status == 0 && result.output.contains(" 0 disagreements"), "\(result.output)\(result.errors)")
+        #expect(Self.packets(result.output) > 500, "\(result.output)")
+
+        let decoded = try await Self.run(Self.executable, ["read", capture, "--json", "--protocol", "att"])
+        #expect(decoded.status == 0, "\(decoded.errors)")
+        let lines = decoded.output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let requests = lines.filter { [0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x20].contains($0["attOpcode"] as? Int ?? -1) }
+        let answers = lines.filter { $0["answers"] != nil }
+        #expect(requests.count > 100 && answers.count == requests.count, "\(requests.count) requests, \(answers.count) answers")
+        #expect(answers.allSatisfy { ($0["rttMicroseconds"] as? Int ?? -1) >= 0 })
+        // Handles named from the explore's own discovery (a characteristic read later).
+        #expect(lines.contains { ($0["summary"] as? String ?? "").contains("(Device Name)") })
+
+        let piped = try await Self.run(Self.executable, ["read", "-", "--json", "--protocol", "att"], input: try Data(contentsOf: URL(fileURLWithPath: capture)))
+        #expect(piped.status == 0 && piped.output == decoded.output)
+    }
+
+    @Test("damaged captures: random bytes, a cut record, a length that lies, an unknown datalink: a clear error, never a crash")
+    func damagedCaptures() async throws {
+        let corpus = RadioPeripheral.temporaryPath("whole.btsnoop")
+        try TraceCorpus.write(to: corpus)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: corpus))
+        var random = SeededRandom(seed: 7)
+        var lying = Data(whole.prefix(16))
+        lying.append(contentsOf: [0x00, 0x00, 0x00, 0x08, 0x7F, 0xFF, 0xFF, 0xFF] + [UInt8](repeating: 0, count: 16))
+        var datalink = whole
+        datalink[15] = 0xEB // 1003: H5 is not read
+        let cases: [(String, Data, String)] = [
+            ("random", Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &random) }), "not a btsnoop, pcap or pcapng capture"),
+            ("cut", whole.prefix(whole.count - 3), "cut short"),
+            ("lying", lying, "claims"),
+            ("datalink", datalink, "datalink 1003"),
+            ("empty", Data(), "empty"),
+        ]
+        for (name, bytes, message) in cases {
+            let run = try await Self.run(Self.executable, ["read", "-", "--json"], input: bytes)
+            #expect(!run.signalled && run.status != 0, "\(name): \(run.status) \(run.errors)")
+            #expect(run.errors.contains(message), "\(name): \(run.errors)")
+        }
+        // Within a decodable capture, random payloads are hex lines, not aborts.
+        let noise = RadioPeripheral.temporaryPath("noise.btsnoop")
+        var file = Data(whole.prefix(16))
+        for _ in 0..<2000 {
+            let length = Int.random(in: 0...40, using: &random)
+            let flags = UInt8.random(in: 0...3, using: &random)
+            file.append(contentsOf: [0, 0, 0, UInt8(length), 0, 0, 0, UInt8(length), 0, 0, 0, flags, 0, 0, 0, 0] + [UInt8](repeating: 0, count: 8))
+            file.append(contentsOf: (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) })
+        }
+        try file.write(to: URL(fileURLWithPath: noise))
+        let run = try await Self.run(Self.executable, ["read", noise, "--json"])
+        #expect(run.status == 0 && !run.signalled, "\(run.errors)")
+        #expect(run.output.split(separator: "\n").count == 2000)
+    }
+}

@@ -1,0 +1,16 @@
+import ArgumentParser
+
+@main
+struct TraceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bareble-trace",
+        abstract: "Decode what crosses the HCI with BareBLE's own decoders: captures, pipes and the live monitor channel.",
+        discussion: """
+            read FILE|- decodes a btsnoop (1001, 1002, 2001), pcap or pcapng (linktypes 201, 254) \
+            capture, or standard input; live decodes the kernel's monitor channel (every adapter; \
+            needs CAP_NET_RAW). One line per packet (-v adds the fields), or one JSON object per \
+            packet with --json.
+            """,
+        subcommands: [Read.self, Live.self]
+    )
+}
