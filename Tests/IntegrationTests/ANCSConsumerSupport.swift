@@ -7,18 +7,22 @@ import Foundation
 import Testing
 import TestSupport
 
-/// One virtual radio for the ANCS suites, with the emulated iPhone (tools/virtual-radio,
-/// "Emulated iPhone"). Each test adds its own phone and sends it away at the end, so a
-/// phone of an earlier test never connects to a later test's consumer; the suites run
-/// serialized for the same reason (a phone connects to the first solicitation it hears).
-enum ANCSRadio {
-    static let harness = Result { try RadioHarness(arguments: ["--tcp"]) }
-    static let log = Result { RadioEventLog(try harness.get()) }
-    private static let phones = Lock<[String]>([])
+/// A virtual radio for one ANCS suite, with the emulated iPhone (tools/virtual-radio,
+/// "Emulated iPhone"). A phone connects to the first solicitation it hears, so each suite
+/// has a radio of its own (suites run in parallel) and runs serialized; each test adds its
+/// own phone, and the earlier ones leave first.
+final class ANCSRadio: Sendable {
+    let harness: RadioHarness
+    let log: RadioEventLog
+    private let phones = Lock<[String]>([])
 
-    /// A new phone, present and scanning for a solicitation; the others leave first.
-    static func addPhone(_ options: String = "") async throws -> String {
-        let log = try log.get()
+    init() throws {
+        harness = try RadioHarness(arguments: ["--tcp"])
+        log = RadioEventLog(harness)
+    }
+
+    /// A new phone, present and scanning for a solicitation (or not, with `present=0`).
+    func addPhone(_ options: String = "") async throws -> String {
         for name in phones.withLock({ $0 }) { _ = try? await log.control("iphone \(name) leave", timeout: .seconds(30)) }
         let ack = try await log.control("add-iphone \(options)".trimmingCharacters(in: .whitespaces))
         let name = try #require(ack["peer"] as? String)
@@ -28,23 +32,21 @@ enum ANCSRadio {
 
     /// `iphone NAME ACTION`, acknowledged.
     @discardableResult
-    static func phone(_ name: String, _ action: String, timeout: Duration = .seconds(60)) async throws -> [String: Any] {
-        try await log.get().control("iphone \(name) \(action)", timeout: timeout)
+    func phone(_ name: String, _ action: String, timeout: Duration = .seconds(60)) async throws -> [String: Any] {
+        try await log.control("iphone \(name) \(action)", timeout: timeout)
     }
 
     /// A consumer on a fresh exposed controller with its own bond store, started.
-    static func consumer(
-        name: String, session: ANCSSessionConfiguration = ANCSSessionConfiguration(), bonds directory: String? = nil
-    ) async throws -> (Central, ANCSConsumer, EventReader<ANCSConsumerEvent>, String) {
-        let harness = try harness.get()
+    func consumer(
+        name: String, session: ANCSSessionConfiguration = ANCSSessionConfiguration()
+    ) async throws -> (Central, ANCSConsumer, EventReader<ANCSConsumerEvent>) {
         let central = try Central.open(.tcp(host: "127.0.0.1", port: harness.radio.tcpPort))
         let info = try await central.powerOn()
-        let directory = directory ?? PeripheralHostPairing.bondDirectory()
-        central.security = SecurityPolicy(bonds: try BondStore(directory: directory, identity: .public(info.address)))
+        central.security = SecurityPolicy(bonds: try BondStore(directory: PeripheralHostPairing.bondDirectory(), identity: .public(info.address)))
         let consumer = try ANCSConsumer(central: central, options: ANCSConsumer.Options(name: name, session: session))
         let events = EventReader(consumer.events())
         try await consumer.start()
-        return (central, consumer, events, directory)
+        return (central, consumer, events)
     }
 }
 

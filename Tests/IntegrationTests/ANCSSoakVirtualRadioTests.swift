@@ -10,14 +10,16 @@ import TestSupport
 /// added then is told. `BAREBLE_ANCS_SOAK_CYCLES` sets the cycles (20 by default; 200 for
 /// the soak figures in specs/ancs.md).
 @Suite(.serialized) struct ANCSSoakVirtualRadio {
+    static let radio = Result { try ANCSRadio() }
+
     @Test("reconnect cycles: no pairing after the first, no notification missed")
     func reconnectCycles() async throws {
         let cycles = ProcessInfo.processInfo.environment["BAREBLE_ANCS_SOAK_CYCLES"].flatMap(Int.init) ?? 20
-        let phone = try await ANCSRadio.addPhone("present=0")
-        let (central, consumer, events, _) = try await ANCSRadio.consumer(name: "BareBLE-ANCS-S")
+        let phone = try await Self.radio.get().addPhone("present=0")
+        let (central, consumer, events) = try await Self.radio.get().consumer(name: "BareBLE-ANCS-S")
         defer { central.close() }
-        let log = try ANCSRadio.log.get()
-        try await ANCSRadio.phone(phone, "return")
+        let log = try Self.radio.get().log
+        try await Self.radio.get().phone(phone, "return")
         _ = try await events.next("pairing") { event -> Bool? in if case .paired(_, true) = event { true } else { nil } }
         _ = try await events.subscribed()
         try await log.wait("pairing-complete", timeout: .seconds(10)) { $0["peer"] as? String == phone }
@@ -25,21 +27,21 @@ import TestSupport
         var rssAfterWarmUp = 0
         var missed = 0
         for cycle in 1...cycles {
-            try await ANCSRadio.phone(phone, "reconnect", timeout: .seconds(90))
+            try await Self.radio.get().phone(phone, "reconnect", timeout: .seconds(90))
             _ = try await events.subscribed()
-            let ack = try await ANCSRadio.phone(phone, #"add {"title": "cycle \#(cycle)"}"#)
+            let ack = try await Self.radio.get().phone(phone, #"add {"title": "cycle \#(cycle)"}"#)
             let uid = UInt32(try #require(ack["uid"] as? Int))
             let told = try await events.next("cycle \(cycle)'s notification") { event -> ANCSNotification? in
                 if case let .notification(notification) = event, notification.event.uid == uid, notification.event.kind == .added { notification } else { nil }
             }
             if told.attributes?.title != "cycle \(cycle)" { missed += 1 }
-            try await ANCSRadio.phone(phone, "remove \(uid)")
+            try await Self.radio.get().phone(phone, "remove \(uid)")
             if cycle == min(10, cycles) { rssAfterWarmUp = Self.residentKilobytes() }
         }
         let rssAtEnd = Self.residentKilobytes()
         print("ANCS soak: \(cycles) cycles, RSS after warm-up \(rssAfterWarmUp) kB, at the end \(rssAtEnd) kB, missed \(missed)")
         #expect(missed == 0)
-        try await ANCSRadio.phone(phone, "leave", timeout: .seconds(30))
+        try await Self.radio.get().phone(phone, "leave", timeout: .seconds(30))
         _ = try await log.wait("disconnected", timeout: .seconds(30)) { $0["peer"] as? String == phone }
         #expect(!log.events(since: mark).contains { $0["event"] as? String == "pairing-complete" && $0["peer"] as? String == phone })
         await consumer.stop()

@@ -5,11 +5,13 @@ import TestSupport
 /// `bareble-ancs run` as a process against the emulated iPhone: JSON lines, an action typed
 /// on stdin, `--exec` fed each notification, `--count` ending the run.
 @Suite(.serialized) struct ANCSToolVirtualRadio {
+    static let radio = Result { try ANCSRadio() }
+
     @Test("run --json --count 2 --exec: notifications as JSON lines, positive UID on stdin removes one, the command gets each line")
     func runWithActionAndExec() async throws {
-        let harness = try ANCSRadio.harness.get()
-        let phone = try await ANCSRadio.addPhone("present=0")
-        let ack = try await ANCSRadio.phone(phone, #"add {"category": "IncomingCall", "app": "com.apple.mobilephone", "title": "Bob", "message": "Ring"}"#)
+        let harness = try Self.radio.get().harness
+        let phone = try await Self.radio.get().addPhone("present=0")
+        let ack = try await Self.radio.get().phone(phone, #"add {"category": "IncomingCall", "app": "com.apple.mobilephone", "title": "Bob", "message": "Ring"}"#)
         let uid = try #require(ack["uid"] as? Int)
         let execFile = RadioPeripheral.temporaryPath("ancs-exec")
         let tool = try ToolProcess(
@@ -18,7 +20,7 @@ import TestSupport
             tool: "bareble-ancs", input: true)
         defer { tool.stop() }
         _ = try await tool.next("advertising") { $0["event"] as? String == "advertising" }
-        try await ANCSRadio.phone(phone, "return")
+        try await Self.radio.get().phone(phone, "return")
         _ = try await tool.next("paired", timeout: .seconds(60)) { $0["event"] as? String == "paired" && $0["bonded"] as? Bool == true }
         let added = try await tool.next("the notification", timeout: .seconds(60)) { $0["event"] as? String == "notification" }
         #expect(added.object["kind"] as? String == "added")
@@ -43,13 +45,13 @@ import TestSupport
         try tool.type("frobnicate")
         _ = try await tool.next("the refusal of an unknown command") { $0["event"] as? String == "error" && $0["command"] as? String == "frobnicate" }
 
-        try await ANCSRadio.phone(phone, #"add {"title": "second"}"#)
+        try await Self.radio.get().phone(phone, #"add {"title": "second"}"#)
         let exit = try await tool.finish()
         #expect(exit.status == 0, "\(exit.errors)")
         let lines = try String(contentsOfFile: execFile, encoding: .utf8).split(separator: "\n")
         let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(objects.compactMap { $0["kind"] as? String } == ["added", "removed", "added"])
         #expect(objects.last?["title"] as? String == "second")
-        try await ANCSRadio.phone(phone, "leave", timeout: .seconds(30))
+        try await Self.radio.get().phone(phone, "leave", timeout: .seconds(30))
     }
 }
