@@ -129,6 +129,34 @@ import TestSupport
         await consumer.stop()
     }
 
+    @Test("the phone goes away and comes back: what arrived meanwhile is told at the return, with the bond")
+    func awayAndBack() async throws {
+        let phone = try await Self.radio.get().addPhone("present=0")
+        let (central, consumer, events) = try await Self.radio.get().consumer(name: "BareBLE-ANCS-6")
+        defer { central.close() }
+        let log = try Self.radio.get().log
+        try await Self.radio.get().phone(phone, "return")
+        _ = try await events.next("pairing") { event -> Bool? in if case .paired(_, true) = event { true } else { nil } }
+        _ = try await events.subscribed()
+        try await Self.radio.get().phone(phone, "leave", timeout: .seconds(30))
+        _ = try await events.next("the phone gone") { event -> Bool? in if case .disconnected = event { true } else { nil } }
+        let ack = try await Self.radio.get().phone(phone, #"add {"category": "Email", "app": "com.apple.mobilemail", "title": "While away"}"#)
+        let uid = UInt32(try #require(ack["uid"] as? Int))
+        try await log.wait("pairing-complete", timeout: .seconds(10)) { $0["peer"] as? String == phone }
+        let mark = log.count
+        try await Self.radio.get().phone(phone, "return")
+        let told = try await events.next("the notification from while away") { event -> ANCSNotification? in
+            if case let .notification(notification) = event, notification.event.uid == uid { notification } else { nil }
+        }
+        #expect(told.event.flags.contains(.preExisting))
+        #expect(told.attributes?.title == "While away" && told.appName == "Mail")
+        let encrypted = try await log.wait("encrypted", timeout: .seconds(10)) { $0["peer"] as? String == phone && $0["using"] as? String == "bond" }
+        #expect(encrypted["using"] as? String == "bond")
+        #expect(!log.events(since: mark).contains { $0["event"] as? String == "pairing-complete" })
+        try await Self.radio.get().phone(phone, "leave", timeout: .seconds(30))
+        await consumer.stop()
+    }
+
     @Test("now-playing follows the phone's media, and a pause goes to its media app")
     func media() async throws {
         let phone = try await Self.radio.get().addPhone("present=0")
