@@ -19,11 +19,14 @@ let package = Package(
         .library(name: "SMP", targets: ["SMP"]),
         .library(name: "Bonding", targets: ["Bonding"]),
         .library(name: "Beacon", targets: ["Beacon"]),
+        .library(name: "ANCS", targets: ["ANCS"]),
         .library(name: "BareBLE", targets: ["BareBLE"]),
+        .library(name: "ANCSConsumer", targets: ["ANCSConsumer"]),
         .library(name: "Trace", targets: ["Trace"]),
         .executable(name: "bareble-central", targets: ["bareble-central"]),
         .executable(name: "bareble-peripheral", targets: ["bareble-peripheral"]),
         .executable(name: "bareble-beacon", targets: ["bareble-beacon"]),
+        .executable(name: "bareble-ancs", targets: ["bareble-ancs"]),
         .executable(name: "bareble-trace", targets: ["bareble-trace"]),
         .executable(name: "bareble-bench", targets: ["bareble-bench"]),
     ],
@@ -63,9 +66,15 @@ let package = Package(
         // keys it keeps, and HCI, whose advertising and resolving list it drives.
         .target(name: "Bonding", dependencies: ["BluetoothCore", "HCI", "SMP"], swiftSettings: strict),
         .target(name: "Beacon", dependencies: ["BluetoothCore", "HCI"], swiftSettings: strict),
+        // Apple's Notification Center and Media services, consumer side: codecs and the
+        // session state machine, no I/O.
+        .target(name: "ANCS", dependencies: ["BluetoothCore"], swiftSettings: strict),
         // The facade: Central / Peripheral / Service / Characteristic in CoreBluetooth's
         // shape, wiring the layers below per connection. No logic of its own beyond that.
         .target(name: "BareBLE", dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding"], swiftSettings: strict),
+        // The ANCS consumer over the facade: a PeripheralManager that brings each phone's link
+        // to ANCS and AMS and drives the ANCS module's session on it.
+        .target(name: "ANCSConsumer", dependencies: ["BluetoothCore", "ATT", "GATT", "BareBLE", "ANCS"], swiftSettings: strict),
         // The trace decoder: capture records to packets decoded at every layer with the
         // layers' own types (bareble-trace, the tools' --trace). Beside the facade, above the
         // protocol layers; no I/O.
@@ -98,6 +107,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(
+            name: "bareble-ancs",
+            dependencies: ["ANCS", "ANCSConsumer", "BareBLE", "HCI", "BluetoothCore", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "tools/bareble-ancs",
+            swiftSettings: strict
+        ),
+        .executableTarget(
             name: "bareble-trace",
             dependencies: ["Trace", "HCITransport", "BluetoothCore", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-trace",
@@ -125,7 +140,7 @@ let package = Package(
         .systemLibrary(name: "CLibFuzzer", path: "tools/fuzz/libfuzzer"),
         .executableTarget(
             name: "bareble-fuzz",
-            dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding", "Beacon", "Trace", "TestSupport", "CLibFuzzer"],
+            dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding", "Beacon", "ANCS", "Trace", "TestSupport", "CLibFuzzer"],
             path: "tools/fuzz/targets",
             swiftSettings: strict
         ),
@@ -139,9 +154,11 @@ let package = Package(
         .testTarget(name: "SMPTests", dependencies: ["SMP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BondingTests", dependencies: ["Bonding", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ANCSTests", dependencies: ["ANCS", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ANCSConsumerTests", dependencies: ["ANCSConsumer", "ANCS", "ATT", "BluetoothCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "TraceTests", dependencies: ["Trace", "HCITransport", "HCI", "ATT", "L2CAP", "TestSupport"], swiftSettings: strict),
         // ToolSupport: the tools' own output code (JSON lines, wall-clock time) is tested here,
         // beside the tools it serves.
-        .testTarget(name: "IntegrationTests", dependencies: ["BareBLE", "GATT", "ATT", "L2CAP", "HCI", "HCITransport", "Bonding", "SMP", "TestSupport", "ToolSupport"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["BareBLE", "ANCS", "ANCSConsumer", "GATT", "ATT", "L2CAP", "HCI", "HCITransport", "Bonding", "SMP", "TestSupport", "ToolSupport"], swiftSettings: strict),
     ]
 )

@@ -30,6 +30,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "btsnoop", run: FileTargets.btsnoop),
         FuzzTarget(name: "trace", run: FileTargets.trace),
         FuzzTarget(name: "uuid-text", run: CoreTargets.uuidText),
+        FuzzTarget(name: "ancs-session", run: ANCSTargets.session),
     ]
 }
 

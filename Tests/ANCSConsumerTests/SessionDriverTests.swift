@@ -1,0 +1,101 @@
+import ANCS
+@testable import ANCSConsumer
+import ATT
+import BluetoothCore
+import Testing
+import TestSupport
+
+/// The session driven over a real ATT client (a scripted phone on the bearer) and the
+/// real deadline timer: Control Point writes go out as Write Requests, the phone's answers
+/// and silences come back as the session's inputs.
+@Suite struct SessionDriverTests {
+    /// The Control Point's value handle on the scripted phone.
+    let controlPoint: UInt16 = 0x0020
+
+    func writeRequest(_ command: ControlPointCommand) -> String {
+        Hex.string([0x12, UInt8(controlPoint & 0xFF), UInt8(controlPoint >> 8)] + command.bytes, separator: " ")
+    }
+
+    func driver(_ bearer: ScriptedBearer, timeout: Duration = .seconds(30)) -> (SessionDriver, AsyncStream<ANCSSessionOutput>) {
+        let (outputs, continuation) = AsyncStream.makeStream(of: ANCSSessionOutput.self)
+        var cache = AppNameCache()
+        cache.insert(.init(name: "Messages", isFallback: false), for: "com.apple.MobileSMS")
+        let session = ANCSSession(configuration: ANCSSessionConfiguration(commandTimeout: timeout), appNames: cache)
+        let driver = SessionDriver(session: session, att: ATTClient(bearer: bearer), controlPoint: controlPoint) { continuation.yield($0) }
+        return (driver, outputs)
+    }
+
+    func next(_ outputs: AsyncStream<ANCSSessionOutput>) async throws -> ANCSSessionOutput? {
+        try await withDeadline("the driver's next output") {
+            var iterator = outputs.makeAsyncIterator()
+            return await iterator.next()
+        }
+    }
+
+    @Test func fetchGoesOutAsAWriteAndTheAnswerComesBackAsANotification() async throws {
+        let fetch = ControlPointCommand.getNotificationAttributes(uid: 3, attributes: ANCSSessionConfiguration().attributes)
+        let bearer = ScriptedBearer([step(writeRequest(fetch), "13")], mtu: 185)
+        let (driver, outputs) = driver(bearer)
+        driver.feed(.notificationSource([0, 0, 4, 1, 3, 0, 0, 0]))
+        await bearer.waitForSent(1)
+        await bearer.drain()
+        for fragment in fragments(answer(uid: 3)) { driver.feed(.dataSource(fragment)) }
+        guard case let .notification(notification) = try await next(outputs) else { Issue.record("no notification"); return }
+        #expect(notification.attributes?.title == "Ann")
+        #expect(notification.appName == "Messages")
+        #expect(bearer.failures.isEmpty)
+    }
+
+    @Test func silentPhoneEndsTheFetchAtTheDeadlineOnTheTimer() async throws {
+        let fetch = ControlPointCommand.getNotificationAttributes(uid: 9, attributes: ANCSSessionConfiguration().attributes)
+        let bearer = ScriptedBearer([step(writeRequest(fetch), "13")])
+        let (driver, outputs) = driver(bearer, timeout: .milliseconds(200))
+        driver.feed(.notificationSource([0, 0, 4, 1, 9, 0, 0, 0]))
+        // Half an answer, then nothing: the timer, not another input, ends the wait.
+        driver.feed(.dataSource(Array(answer(uid: 9).prefix(27))))
+        guard case let .notification(notification) = try await next(outputs) else { Issue.record("no notification"); return }
+        #expect(notification.fetchFailure == .timedOut(missingAttributes: [1, 2, 3, 4, 5, 6, 7]))
+        #expect(driver.counters.failedCommands == 1)
+    }
+
+    @Test func writeNotPermittedTellsTheUserWhatToDo() async throws {
+        let fetch = ControlPointCommand.getNotificationAttributes(uid: 1, attributes: ANCSSessionConfiguration().attributes)
+        let bearer = ScriptedBearer([step(writeRequest(fetch), "01 12 20 00 03")])
+        let (driver, outputs) = driver(bearer)
+        driver.feed(.notificationSource([0, 0, 4, 1, 1, 0, 0, 0]))
+        guard case let .problem(problem) = try await next(outputs) else { Issue.record("no problem told"); return }
+        #expect(problem == .notificationSharingNotAllowed)
+        #expect(problem.description.contains("Share System Notifications"))
+    }
+
+    @Test func endingTheLinkTellsWhatWaited() async throws {
+        let fetch = ControlPointCommand.getNotificationAttributes(uid: 1, attributes: ANCSSessionConfiguration().attributes)
+        let bearer = ScriptedBearer([step(writeRequest(fetch), "13", held: true)])
+        let (driver, outputs) = driver(bearer)
+        driver.feed(.notificationSource([0, 0, 4, 1, 1, 0, 0, 0]))
+        driver.feed(.notificationSource([0, 0, 4, 1, 2, 0, 0, 0]))
+        driver.end()
+        var failures: [ANCSCommandFailure?] = []
+        for _ in 0..<2 {
+            if case let .notification(notification) = try await next(outputs) { failures.append(notification.fetchFailure) }
+        }
+        #expect(failures == [.disconnected, .disconnected])
+    }
+
+    func answer(uid: UInt32) -> [UInt8] {
+        var writer = ByteWriter()
+        writer.write(UInt8(0))
+        writer.write(uid)
+        for (id, value) in [(0, "com.apple.MobileSMS"), (1, "Ann"), (2, ""), (3, String(repeating: "x", count: 300)), (4, "300"),
+                            (5, "20250102T030405"), (6, ""), (7, "Clear")] as [(UInt8, String)] {
+            writer.write(id)
+            writer.write(UInt16(value.utf8.count))
+            writer.write(contentsOf: value.utf8)
+        }
+        return writer.bytes
+    }
+
+    func fragments(_ bytes: [UInt8]) -> [[UInt8]] {
+        stride(from: 0, to: bytes.count, by: 182).map { Array(bytes[$0..<min($0 + 182, bytes.count)]) }
+    }
+}

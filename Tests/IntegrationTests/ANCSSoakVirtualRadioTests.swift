@@ -1,0 +1,56 @@
+import ANCS
+import ANCSConsumer
+import BareBLE
+import Foundation
+import Testing
+import TestSupport
+
+/// The phone leaves and comes back again and again (a new RPA each time, the same bond):
+/// after every return the consumer is subscribed again without pairing and a notification
+/// added then is told. `BAREBLE_ANCS_SOAK_CYCLES` sets the cycles (20 by default; 200 for
+/// the soak figures in specs/ancs.md).
+@Suite(.serialized) struct ANCSSoakVirtualRadio {
+    static let radio = Result { try ANCSRadio() }
+
+    @Test("reconnect cycles: no pairing after the first, no notification missed")
+    func reconnectCycles() async throws {
+        let cycles = ProcessInfo.processInfo.environment["BAREBLE_ANCS_SOAK_CYCLES"].flatMap(Int.init) ?? 20
+        let phone = try await Self.radio.get().addPhone("present=0")
+        let (central, consumer, events) = try await Self.radio.get().consumer(name: "BareBLE-ANCS-S")
+        defer { central.close() }
+        let log = try Self.radio.get().log
+        try await Self.radio.get().phone(phone, "return")
+        _ = try await events.next("pairing") { event -> Bool? in if case .paired(_, true) = event { true } else { nil } }
+        _ = try await events.subscribed()
+        try await log.wait("pairing-complete", timeout: .seconds(10)) { $0["peer"] as? String == phone }
+        let mark = log.count
+        var rssAfterWarmUp = 0
+        var missed = 0
+        for cycle in 1...cycles {
+            try await Self.radio.get().phone(phone, "reconnect", timeout: .seconds(90))
+            _ = try await events.subscribed()
+            let ack = try await Self.radio.get().phone(phone, #"add {"title": "cycle \#(cycle)"}"#)
+            let uid = UInt32(try #require(ack["uid"] as? Int))
+            let told = try await events.next("cycle \(cycle)'s notification") { event -> ANCSNotification? in
+                if case let .notification(notification) = event, notification.event.uid == uid, notification.event.kind == .added { notification } else { nil }
+            }
+            if told.attributes?.title != "cycle \(cycle)" { missed += 1 }
+            try await Self.radio.get().phone(phone, "remove \(uid)")
+            if cycle == min(10, cycles) { rssAfterWarmUp = Self.residentKilobytes() }
+        }
+        let rssAtEnd = Self.residentKilobytes()
+        print("ANCS soak: \(cycles) cycles, RSS after warm-up \(rssAfterWarmUp) kB, at the end \(rssAtEnd) kB, missed \(missed)")
+        #expect(missed == 0)
+        try await Self.radio.get().phone(phone, "leave", timeout: .seconds(30))
+        _ = try await log.wait("disconnected", timeout: .seconds(30)) { $0["peer"] as? String == phone }
+        #expect(!log.events(since: mark).contains { $0["event"] as? String == "pairing-complete" && $0["peer"] as? String == phone })
+        await consumer.stop()
+    }
+
+    /// VmRSS of this process, from /proc.
+    static func residentKilobytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+    }
+}
