@@ -22,7 +22,7 @@ enum FileTargets {
         guard let first = bytes.first else { return }
         let split = min(bytes.count, 1 + Int(first) * bytes.count / 256)
         var parser = CaptureParser()
-        var decoder = TraceDecoder(showKeys: true)
+        var decoder = TraceDecoder(showKeys: true, withFields: first & 1 == 1)
         var payload = 0
         for piece in [bytes[1..<split], bytes[split...]] {
             do {
