@@ -3,25 +3,34 @@
 
     tools/trace-agreement.py BAREBLE_TRACE CAPTURE... [--list FILE]
 
-For each capture, `bareble-trace read --json` and tshark's fields must agree on: direction,
-HCI packet type, command opcode, event code, ACL connection handle, L2CAP CID, ATT opcode,
+For each capture, `bareble-trace read --json` and tshark's fields must agree on: direction
+and HCI packet type (for a monitor capture: the record's opcode and adapter), command opcode, event code, ACL connection handle, L2CAP CID, ATT opcode,
 ATT handle and SMP code. Prints the number of packets compared and every disagreement;
 exits 1 when there is one.
 
 One rule about tshark: on ATT responses and confirmations its handle is a *generated* field,
 copied from the request its own tracking joined the response to, and that tracking leaves
 some responses unjoined (seen: a Write Response whose request followed an Error Response,
-a Handle Value Confirmation after a Write Response). Where tshark generated no handle for
-a response or confirmation, ours (from our join) is not compared; where it did, it must be
-equal. Those skipped are counted and printed.
+a Handle Value Confirmation after a Write Response), and it drops from its tracking a
+request it wrongly marks malformed (seen on ANCS links, where both sides are GATT servers:
+tshark keeps one handle table for both databases, takes our Write Request to the phone's
+CCCD 0x0011 for a write to our own characteristic declaration 0x0011, and then joins the
+Write Response to an older request). Where tshark generated no handle for a response or
+confirmation, or the request before it is one it marked malformed, ours (from our join) is
+not compared; otherwise it must be equal. Those skipped are counted and printed.
 """
 import json
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-FIELDS = ['hci_h4.direction', 'hci_h4.type', 'bthci_cmd.opcode', 'bthci_evt.code', 'bthci_acl.chandle',
-          'btl2cap.cid', 'btatt.opcode', 'btatt.handle', 'btsmp.opcode']
+FIELDS = ['hci_h4.direction', 'hci_h4.type', 'hci_mon.opcode', 'hci_mon.adapter_id', 'bthci_cmd.opcode',
+          'bthci_evt.code', 'bthci_acl.chandle', 'btl2cap.cid', 'btatt.opcode', 'btatt.handle', 'btsmp.opcode']
+# A Linux monitor capture (btsnoop 2001, linktype 254) has no H4 header: there the record's
+# monitor opcode and adapter stand for the H4 direction and type.
+H4_ONLY = {'hci_h4.direction', 'hci_h4.type'}
+MONITOR_ONLY = {'hci_mon.opcode', 'hci_mon.adapter_id'}
+REQUESTS = {0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x10, 0x12, 0x16, 0x18, 0x20}
 ANSWERS = {0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f, 0x11, 0x13, 0x17, 0x19, 0x1e, 0x21}
 
 
@@ -32,14 +41,15 @@ def number(text):
 
 
 def tshark(path):
-    command = ['tshark', '-r', path, '-T', 'fields', '-E', 'occurrence=f', '-E', 'separator=|', '-e', 'frame.number']
+    command = ['tshark', '-r', path, '-T', 'fields', '-E', 'occurrence=f', '-E', 'separator=|', '-e', 'frame.number',
+               '-e', '_ws.malformed']
     for field in FIELDS:
         command += ['-e', field]
     result = subprocess.run(command, capture_output=True, text=True)
     rows = {}
     for line in result.stdout.splitlines():
         values = line.split('|')
-        rows[int(values[0])] = dict(zip(FIELDS, map(number, values[1:])))
+        rows[int(values[0])] = dict(zip(FIELDS, map(number, values[2:])), malformed=bool(values[1]))
     return rows
 
 
@@ -52,6 +62,8 @@ def ours(tool, path):
         rows[packet['n']] = {
             'hci_h4.direction': {'sent': 0, 'received': 1}.get(packet['direction']),
             'hci_h4.type': {'command': 1, 'acl': 2, 'sco': 3, 'event': 4, 'iso': 5}.get(kind),
+            'hci_mon.opcode': packet.get('record'),
+            'hci_mon.adapter_id': packet.get('index'),
             'bthci_cmd.opcode': packet.get('opcode') if kind == 'command' else None,
             'bthci_evt.code': packet.get('event'),
             'bthci_acl.chandle': packet.get('connection') if kind == 'acl' else None,
@@ -67,6 +79,7 @@ def compare(tool, path):
     theirs = tshark(path)
     mine, status, errors = ours(tool, path)
     compared, skipped, disagreements = 0, 0, []
+    lost_request = False
     if status != 0:
         disagreements.append(f'{path}: bareble-trace exited {status}: {errors}')
     for frame in sorted(set(theirs) | set(mine)):
@@ -75,10 +88,15 @@ def compare(tool, path):
         if a is None or b is None:
             disagreements.append(f'{path} #{frame}: only {"bareble-trace" if a is None else "tshark"} has it')
             continue
+        monitor = a['hci_mon.opcode'] is not None
+        if a['btatt.opcode'] in REQUESTS:
+            lost_request = a['malformed']
         for field in FIELDS:
+            if field in (H4_ONLY if monitor else MONITOR_ONLY):
+                continue
             if a[field] == b[field]:
                 continue
-            if field == 'btatt.handle' and a[field] is None and a['btatt.opcode'] in ANSWERS:
+            if field == 'btatt.handle' and a['btatt.opcode'] in ANSWERS and (a[field] is None or lost_request):
                 skipped += 1
                 continue
             disagreements.append(f'{path} #{frame}: {field} tshark {a[field]} bareble-trace {b[field]}')

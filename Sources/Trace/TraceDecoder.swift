@@ -37,10 +37,21 @@ public struct TraceDecoder: Sendable {
     struct Link: Hashable { var index: UInt16, handle: UInt16 }
     struct Side: Hashable { var link: Link, received: Bool }
     struct Pending { var number: Int, timestamp: Int64, request: ATTPDU }
+    /// Requests and indications are two flows (a response answers the one, a confirmation
+    /// the other), each in order.
+    struct Flow: Hashable { var side: Side, indications: Bool }
+    /// A peer that breaks the one-outstanding rule may send this many before its answers;
+    /// older ones are forgotten (counted in ``unjoinedRequests``).
+    public static let maximumOutstanding = 32
 
     private var reassemblers: [Side: ACLReassembler] = [:]
-    /// The request each side sent last and no answer has come for.
-    private var pending: [Side: Pending] = [:]
+    /// The requests (or indications) each side sent that no answer has come for, oldest
+    /// first. An answer is joined to the latest: a client sends a request only after the
+    /// previous one was answered or timed out, so an older one left here was never
+    /// answered; a peer that pipelines has its answers joined latest first, as tshark does.
+    private var pending: [Flow: [Pending]] = [:]
+    /// Requests or indications forgotten unanswered past ``maximumOutstanding``.
+    public private(set) var unjoinedRequests = 0
     private var names: [Link: [UInt16: String]] = [:]
     private var peers: [Link: BluetoothAddress] = [:]
     private var linkOrder: [Link] = []
@@ -57,6 +68,7 @@ public struct TraceDecoder: Sendable {
     public mutating func decode(_ record: CaptureRecord) -> TracePacket {
         let payload = record.payload
         var packet = TracePacket(number: record.number, timestamp: record.timestamp, index: record.index, direction: .note, kind: "note", name: "")
+        packet.record = record.opcode.rawValue
         switch record.opcode {
         case .commandPacket:
             packet.direction = .sent
@@ -250,7 +262,7 @@ public struct TraceDecoder: Sendable {
         let tracked = Set(linkOrder)
         let before = reassemblers.count + pending.count
         reassemblers = reassemblers.filter { tracked.contains($0.key.link) }
-        pending = pending.filter { tracked.contains($0.key.link) }
+        pending = pending.filter { tracked.contains($0.key.side.link) }
         names = names.filter { tracked.contains($0.key) }
         if reassemblers.count >= limit || pending.count >= limit {
             reassemblers = [:]
@@ -262,7 +274,7 @@ public struct TraceDecoder: Sendable {
     private mutating func forget(_ link: Link) {
         for received in [false, true] {
             reassemblers[Side(link: link, received: received)] = nil
-            pending[Side(link: link, received: received)] = nil
+            for indications in [false, true] { pending[Flow(side: Side(link: link, received: received), indications: indications)] = nil }
         }
         names[link] = nil
         peers[link] = nil
@@ -359,13 +371,20 @@ public struct TraceDecoder: Sendable {
         let link = side.link
         let kind = pdu.opcode.kind
         if kind == .request || kind == .indication {
-            if pending[side] == nil { makeRoom() }
-            pending[side] = Pending(number: packet.number, timestamp: timestamp, request: pdu)
+            let flow = Flow(side: side, indications: kind == .indication)
+            if pending[flow] == nil { makeRoom() }
+            pending[flow, default: []].append(Pending(number: packet.number, timestamp: timestamp, request: pdu))
+            if pending[flow]!.count > Self.maximumOutstanding {
+                pending[flow]!.removeFirst()
+                unjoinedRequests += 1
+            }
         } else if kind == .response || kind == .confirmation {
             // The answer travels the other way from its request, and is about its handle
             // when it names none itself (a Read or Write Response).
-            let asker = Side(link: link, received: !side.received)
-            if let request = pending.removeValue(forKey: asker) {
+            let asker = Flow(side: Side(link: link, received: !side.received), indications: kind == .confirmation)
+            if let request = pending[asker]?.last {
+                pending[asker]!.removeLast()
+                if pending[asker]!.isEmpty { pending[asker] = nil }
                 packet.answers = (request.number, timestamp - request.timestamp)
                 if packet.attHandle == nil { packet.attHandle = Self.handle(of: request.request) }
                 learnNames(from: pdu, answering: request.request, link: link)

@@ -19,6 +19,9 @@ public struct TracePacket: Sendable {
     }
 
     public var number: Int
+    /// What the record is, in the monitor channel's numbering (2 command, 3 event, 4/5 ACL
+    /// sent/received, 0 New Index, 12 system note, ...), whatever the capture's format.
+    public var record: UInt16 = 0
     /// Microseconds since the Unix epoch.
     public var timestamp: Int64
     public var index: UInt16

@@ -14,6 +14,8 @@ public enum TraceOutput {
         writer.asciiString { WallClock.appendISO8601(packet.timestamp &* 1000, to: &$0) }
         writer.member("index")
         writer.int(Int(packet.index))
+        writer.member("record")
+        writer.int(Int(packet.record))
         writer.member("direction")
         writer.string(packet.direction.rawValue)
         writer.member("type")
