@@ -208,23 +208,9 @@ public struct TraceDecoder: Sendable {
     private mutating func decodeLEMeta(_ meta: LEMetaEvent, into packet: inout TracePacket) {
         switch meta {
         case let .advertisingReport(report):
-            packet.layers.insert(.adv)
-            for (number, entry) in report.reports.enumerated() {
-                packet.addresses.append(entry.address)
-                guard withFields else { continue }
-                packet.fields.append(("report \(number + 1)", "\(entry.eventType) \(entry.address) (\(entry.addressType)) RSSI \(entry.rssi)"))
-                packet.fields += AdvertisingFields.of(entry.data)
-            }
-            packet.summary = report.reports.map { "\($0.address)" }.joined(separator: ", ")
+            reports(report.reports.map { ($0.address, withFields ? "\($0.eventType) \($0.address) (\($0.addressType)) RSSI \($0.rssi)" : "", $0.data) }, into: &packet)
         case let .extendedAdvertisingReport(report):
-            packet.layers.insert(.adv)
-            for (number, entry) in report.reports.enumerated() {
-                packet.addresses.append(entry.address)
-                guard withFields else { continue }
-                packet.fields.append(("report \(number + 1)", "\(entry.eventType) \(entry.address) (\(entry.addressType)) RSSI \(entry.rssi)"))
-                packet.fields += AdvertisingFields.of(entry.data)
-            }
-            packet.summary = report.reports.map { "\($0.address)" }.joined(separator: ", ")
+            reports(report.reports.map { ($0.address, withFields ? "\($0.eventType) \($0.address) (\($0.addressType)) RSSI \($0.rssi)" : "", $0.data) }, into: &packet)
         case let .connectionComplete(complete):
             connected(Link(index: packet.index, handle: complete.connectionHandle), peer: complete.peerAddress, into: &packet)
             packet.fields = fields(complete)
@@ -237,6 +223,19 @@ public struct TraceDecoder: Sendable {
             packet.fields = fields(meta)
             if let handle = FieldList.value("connectionHandle", in: meta) as? UInt16 { packet.connection = handle }
         }
+    }
+
+    /// Legacy and extended reports alike: each advertiser's address, and with fields its
+    /// report line and AD structures.
+    private func reports(_ entries: [(address: BluetoothAddress, line: String, data: [UInt8])], into packet: inout TracePacket) {
+        packet.layers.insert(.adv)
+        for (number, entry) in entries.enumerated() {
+            packet.addresses.append(entry.address)
+            guard withFields else { continue }
+            packet.fields.append(("report \(number + 1)", entry.line))
+            packet.fields += AdvertisingFields.of(entry.data)
+        }
+        packet.summary = entries.map { "\($0.address)" }.joined(separator: ", ")
     }
 
     private mutating func connected(_ link: Link, peer: BluetoothAddress, into packet: inout TracePacket) {

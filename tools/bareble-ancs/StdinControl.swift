@@ -8,16 +8,9 @@ struct StdinControl {
     let consumer: ANCSConsumer
     let lines: EventLines
 
-    /// Reads until stdin closes (the run goes on) or the task is cancelled. Each read waits
-    /// at most a second, so a pairing question asked meanwhile gets the next line typed.
+    /// Reads until stdin closes (the run goes on) or the task is cancelled.
     func run() async {
-        while !Task.isCancelled {
-            switch await TerminalInput.shared.line(within: .seconds(1)) {
-            case .closed: return
-            case .timedOut: continue
-            case let .line(text): await perform(text.trimmingWhitespace)
-            }
-        }
+        await TerminalInput.shared.commands(perform)
     }
 
     private func perform(_ command: String) async {

@@ -9,16 +9,9 @@ struct StdinCommands {
     let manager: PeripheralManager
     let output: EventOutput
 
-    /// Reads until stdin closes (serving goes on) or the task is cancelled. Each read waits
-    /// at most a second, so a pairing question asked meanwhile gets the next line typed.
+    /// Reads until stdin closes (serving goes on) or the task is cancelled.
     func run() async {
-        while !Task.isCancelled {
-            switch await TerminalInput.shared.line(within: .seconds(1)) {
-            case .closed: return
-            case .timedOut: continue
-            case let .line(text): await perform(text.trimmingWhitespace)
-            }
-        }
+        await TerminalInput.shared.commands(perform)
     }
 
     private func perform(_ command: String) async {

@@ -26,6 +26,19 @@ public final class TerminalInput: Sendable {
     /// cooperative threads SMP's own tasks run on.
     private let queue = DispatchQueue(label: "bareble.stdin")
 
+    /// Hands each line typed to `perform`, trimmed, until stdin closes or the task is
+    /// cancelled. Each read waits at most a second, so a pairing question asked meanwhile
+    /// gets the next line typed: how the tools take commands on stdin while they run.
+    public func commands(_ perform: (String) async -> Void) async {
+        while !Task.isCancelled {
+            switch await line(within: .seconds(1)) {
+            case .closed: return
+            case .timedOut: continue
+            case let .line(text): await perform(text.trimmingWhitespace)
+            }
+        }
+    }
+
     /// The next line (without its newline), or why there is none by `timeout`.
     public func line(within timeout: Duration) async -> Answer {
         let deadline = ContinuousClock.now + timeout
