@@ -41,6 +41,6 @@ struct Live: AsyncParsableCommand {
         stop.cancel()
         monitor.close()
         printer.withLock { $0.close() }
-        if let reason { throw ValidationError(reason) }
+        if let reason { throw ToolError(reason) }
     }
 }

@@ -16,7 +16,7 @@ struct Read: ParsableCommand {
 
     func run() throws {
         let fd = file == "-" ? 0 : open(file, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ValidationError("cannot open \(file): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw ToolError("cannot open \(file): \(String(cString: strerror(errno)))") }
         defer { if fd != 0 { Glibc.close(fd) } }
         let printer = try TracePrinter(options)
         defer { printer.close() }
@@ -26,21 +26,21 @@ struct Read: ParsableCommand {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw ValidationError("cannot read \(file): \(String(cString: strerror(errno)))")
+                throw ToolError("cannot read \(file): \(String(cString: strerror(errno)))")
             }
             if count == 0 { break }
             do {
                 try parser.feed(chunk[0..<count]) { record in try printer.handle(record) }
             } catch let error as CaptureError {
                 printer.flush()
-                throw ValidationError("\(file): \(error)")
+                throw ToolError("\(file): \(error)")
             }
         }
         do {
             try parser.finish()
         } catch {
             printer.flush()
-            throw ValidationError("\(file): \(error) (\(printer.decoded) records decoded before it)")
+            throw ToolError("\(file): \(error) (\(printer.decoded) records decoded before it)")
         }
     }
 }

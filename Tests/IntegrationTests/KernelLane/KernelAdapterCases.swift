@@ -127,6 +127,24 @@ struct GuestTool: Sendable {
         try await onOwnThread { finishBlocking() }
     }
 
+    /// ``finish()``, for a tool that ends by itself (`subscribe --count N`): killed, and a
+    /// failure naming `what`, when it has not ended within `timeout`.
+    func finish(within timeout: Duration, _ what: String) async throws -> CentralTool.Run {
+        try await withThrowingTaskGroup(of: CentralTool.Run?.self) { group in
+            group.addTask { try await finish() }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let run = try await group.next() ?? nil else {
+                kill(pid, SIGKILL)
+                throw KernelCaseFailure("\(what) did not end within \(timeout)")
+            }
+            return run
+        }
+    }
+
     func finishBlocking() -> CentralTool.Run {
         if let input { Glibc.close(input) }
         var status: Int32 = 0

@@ -123,19 +123,7 @@ enum KernelPeripheralCases {
 
         try server.type("notify \(KernelGuest.notifyUUID) 0a0b")
         _ = try await server.next("notify's result") { $0["event"] as? String == "sent" }
-        let run = try await withThrowingTaskGroup(of: CentralTool.Run?.self) { group in
-            group.addTask { try await subscriber.finish() }
-            group.addTask {
-                try await Task.sleep(for: .seconds(30))
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let run = try await group.next() ?? nil else {
-                kill(subscriber.pid, SIGKILL)
-                throw KernelCaseFailure("`subscribe --count 1` did not end within 30 s of the notification")
-            }
-            return run
-        }
+        let run = try await subscriber.finish(within: .seconds(30), "`subscribe --count 1` after the notification")
         try #require(run.status == 0, "subscribe: \(run.errors)")
         let values = run.output.split(separator: "\n").compactMap { line in
             ((try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["value"] as? String)?.lowercased()
