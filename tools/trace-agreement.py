@@ -8,16 +8,23 @@ and HCI packet type (for a monitor capture: the record's opcode and adapter), co
 ATT handle and SMP code. Prints the number of packets compared and every disagreement;
 exits 1 when there is one.
 
-One rule about tshark: on ATT responses and confirmations its handle is a *generated* field,
-copied from the request its own tracking joined the response to, and that tracking leaves
-some responses unjoined (seen: a Write Response whose request followed an Error Response,
-a Handle Value Confirmation after a Write Response), and it drops from its tracking a
-request it wrongly marks malformed (seen on ANCS links, where both sides are GATT servers:
-tshark keeps one handle table for both databases, takes our Write Request to the phone's
-CCCD 0x0011 for a write to our own characteristic declaration 0x0011, and then joins the
-Write Response to an older request). Where tshark generated no handle for a response or
-confirmation, or the request before it is one it marked malformed, ours (from our join) is
-not compared; otherwise it must be equal. Those skipped are counted and printed.
+Two rules about tshark 4.0. On ATT responses and confirmations its handle is a *generated*
+field, copied from the request its own tracking joined the answer to, and that tracking is
+not per connection: packet-btatt.c's get_request keys requests by interface and adapter only
+and walks back to the latest request of the matching opcode, on any link, in either
+direction, answered or not. So:
+1. Where tshark joined an answer to a request on another connection, one sent the same way
+   as the answer, or one it had already joined to an earlier answer (seen: two links
+   answering at once; a flood of indications, every confirmation joined to the last one;
+   a Write Response joined to an older, answered Write Request after (2)), its handle is
+   not compared with ours, which is joined within the connection and direction.
+2. It drops from its tracking a request it wrongly marks malformed (seen on ANCS links,
+   where both sides are GATT servers: it keeps one handle table for both databases, takes
+   our Write Request to the phone's CCCD 0x0011 for a write to our own characteristic
+   declaration 0x0011). An answer whose request (the latest from the other side of that
+   connection) is one it marked malformed is not compared.
+Where tshark generated no handle for an answer, ours is not compared either. Everything
+skipped is counted and printed.
 """
 import json
 import subprocess
@@ -26,6 +33,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 FIELDS = ['hci_h4.direction', 'hci_h4.type', 'hci_mon.opcode', 'hci_mon.adapter_id', 'bthci_cmd.opcode',
           'bthci_evt.code', 'bthci_acl.chandle', 'btl2cap.cid', 'btatt.opcode', 'btatt.handle', 'btsmp.opcode']
+# Not compared: where tshark joined an answer (rule 1 above).
+JOIN = 'btatt.request_in_frame'
 # A Linux monitor capture (btsnoop 2001, linktype 254) has no H4 header: there the record's
 # monitor opcode and adapter stand for the H4 direction and type.
 H4_ONLY = {'hci_h4.direction', 'hci_h4.type'}
@@ -43,13 +52,13 @@ def number(text):
 def tshark(path):
     command = ['tshark', '-r', path, '-T', 'fields', '-E', 'occurrence=f', '-E', 'separator=|', '-e', 'frame.number',
                '-e', '_ws.malformed']
-    for field in FIELDS:
+    for field in FIELDS + [JOIN]:
         command += ['-e', field]
     result = subprocess.run(command, capture_output=True, text=True)
     rows = {}
     for line in result.stdout.splitlines():
         values = line.split('|')
-        rows[int(values[0])] = dict(zip(FIELDS, map(number, values[2:])), malformed=bool(values[1]))
+        rows[int(values[0])] = dict(zip(FIELDS + [JOIN], map(number, values[2:])), malformed=bool(values[1]))
     return rows
 
 
@@ -79,7 +88,10 @@ def compare(tool, path):
     theirs = tshark(path)
     mine, status, errors = ours(tool, path)
     compared, skipped, disagreements = 0, 0, []
-    lost_request = False
+    # Per connection and sending side: was the latest request tshark's tracking dropped?
+    lost_request = {}
+    # Requests tshark has joined an answer to.
+    joined = set()
     if status != 0:
         disagreements.append(f'{path}: bareble-trace exited {status}: {errors}')
     for frame in sorted(set(theirs) | set(mine)):
@@ -89,14 +101,23 @@ def compare(tool, path):
             disagreements.append(f'{path} #{frame}: only {"bareble-trace" if a is None else "tshark"} has it')
             continue
         monitor = a['hci_mon.opcode'] is not None
+        sent = a['hci_mon.opcode'] == 4 if monitor else a['hci_h4.direction'] == 0
         if a['btatt.opcode'] in REQUESTS:
-            lost_request = a['malformed']
+            lost_request[(a['bthci_acl.chandle'], sent)] = a['malformed']
+        # An answer travels the other way from its request.
+        asker_lost = lost_request.get((a['bthci_acl.chandle'], not sent), False)
+        request = theirs.get(a[JOIN]) if a['btatt.opcode'] in ANSWERS else None
+        no_join = request is not None and (
+            a[JOIN] in joined or request['bthci_acl.chandle'] != a['bthci_acl.chandle']
+            or (request['hci_mon.opcode'] == 4 if monitor else request['hci_h4.direction'] == 0) == sent)
+        if request is not None:
+            joined.add(a[JOIN])
         for field in FIELDS:
             if field in (H4_ONLY if monitor else MONITOR_ONLY):
                 continue
             if a[field] == b[field]:
                 continue
-            if field == 'btatt.handle' and a['btatt.opcode'] in ANSWERS and (a[field] is None or lost_request):
+            if field == 'btatt.handle' and a['btatt.opcode'] in ANSWERS and (a[field] is None or asker_lost or no_join):
                 skipped += 1
                 continue
             disagreements.append(f'{path} #{frame}: {field} tshark {a[field]} bareble-trace {b[field]}')
