@@ -4,7 +4,8 @@ import TestSupport
 
 /// `bareble-trace` as a user runs it: against tshark packet by packet on the corpus of every
 /// packet kind and on a capture of an explore of the radio's big peripheral, from a pipe,
-/// and on damaged captures.
+/// on damaged captures, and `stats` on a capture whose figures are known by hand (`gatt`
+/// is checked against the explore in GATTExploreTool, whose radio has the richer database).
 @Suite(.serialized) struct TraceTool {
     static let harness = Result { try RadioHarness(arguments: ["--tcp", "--big-peripheral"]) }
     static let executable = builtExecutable(named: "bareble-trace")
