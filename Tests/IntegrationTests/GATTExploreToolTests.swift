@@ -117,8 +117,8 @@ import TestSupport
     /// values, read errors and all. Nothing had to be left out: the address and its type
     /// come from the LE Connection Complete, the MTU from the exchange, the name from the
     /// Device Name read, the hash from the Read By Type for 0x2B2A, an error's text from the
-    /// same Error Response the explorer got. Being the explore's text, it is what
-    /// `bareble-peripheral serve --database` serves (PeripheralToolVirtualRadio.cloneRoundTrip).
+    /// same Error Response the explorer got. Served again by `bareble-peripheral serve
+    /// --database`: PeripheralToolVirtualRadio.cloneFromATrace.
     @Test func traceRebuildsTheExploresDatabaseFromItsCapture() async throws {
         let harness = try Self.harness.get()
         let capture = RadioPeripheral.temporaryPath("explore-gatt.btsnoop")
