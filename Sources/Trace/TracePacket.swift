@@ -22,7 +22,8 @@ public struct TracePacket: Sendable {
     }
 
     /// The decoded value behind a packet, for what sums packets up (``TraceStatistics``,
-    /// ``TraceGATTDatabase``) without reading text back: shared, not copied, with the packet.
+    /// ``TraceGATTDatabase``) without reading text back. The decoder made it anyway; the
+    /// packet holds it at the cost of a reference (its arrays are not copied).
     public enum Decoded: Sendable {
         case event(HCIEvent)
         /// An ATT PDU, and for a response or confirmation the request or indication it

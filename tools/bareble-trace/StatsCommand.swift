@@ -1,6 +1,5 @@
 import ArgumentParser
 import BluetoothCore
-import Glibc
 import ToolSupport
 import Trace
 
