@@ -69,6 +69,7 @@ public struct TraceDecoder: Sendable {
         let payload = record.payload
         var packet = TracePacket(number: record.number, timestamp: record.timestamp, index: record.index, direction: .note, kind: "note", name: "")
         packet.record = record.opcode.rawValue
+        packet.length = payload.count
         switch record.opcode {
         case .commandPacket:
             packet.direction = .sent
@@ -164,6 +165,7 @@ public struct TraceDecoder: Sendable {
             packet.hex = Array(bytes.dropFirst(2))
             return
         }
+        packet.decoded = .event(event)
         switch event {
         case let .commandComplete(complete):
             packet.opcode = complete.opcode.rawValue
@@ -340,6 +342,7 @@ public struct TraceDecoder: Sendable {
         do {
             let pdu = try SMPPDU(decoding: bytes)
             packet.name = "SMP \(pdu.code)"
+            packet.decoded = .smp(pdu)
             packet.summary = "\(pdu)" == "\(pdu.code)" ? "" : "\(pdu)"
             packet.fields = fields(pdu)
         } catch {
@@ -367,6 +370,7 @@ public struct TraceDecoder: Sendable {
         packet.name = "ATT " + pdu.opcode.name
         packet.attHandle = Self.handle(of: pdu)
         packet.fields = fields(pdu)
+        packet.decoded = .att(pdu, answering: nil)
         let link = side.link
         let kind = pdu.opcode.kind
         if kind == .request || kind == .indication {
@@ -385,6 +389,7 @@ public struct TraceDecoder: Sendable {
                 pending[asker]!.removeLast()
                 if pending[asker]!.isEmpty { pending[asker] = nil }
                 packet.answers = (request.number, timestamp - request.timestamp)
+                packet.decoded = .att(pdu, answering: request.request)
                 if packet.attHandle == nil { packet.attHandle = Self.handle(of: request.request) }
                 learnNames(from: pdu, answering: request.request, link: link)
             }

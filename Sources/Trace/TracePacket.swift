@@ -1,5 +1,8 @@
+import ATT
 import BluetoothCore
+import HCI
 import HCITransport
+import SMP
 
 /// One capture record as the trace shows it: where it crossed, what it is at every layer
 /// the decoder reached, a one-line summary and the fields behind it.
@@ -16,6 +19,17 @@ public struct TracePacket: Sendable {
     /// The protocol layers `--protocol` selects by.
     public enum Layer: String, Sendable, Hashable, CaseIterable {
         case hci, l2cap, att, smp, adv
+    }
+
+    /// The decoded value behind a packet, for what sums packets up (``TraceStatistics``,
+    /// ``TraceGATTDatabase``) without reading text back. The decoder made it anyway; the
+    /// packet holds it at the cost of a reference (its arrays are not copied).
+    public enum Decoded: Sendable {
+        case event(HCIEvent)
+        /// An ATT PDU, and for a response or confirmation the request or indication it
+        /// was joined to.
+        case att(ATTPDU, answering: ATTPDU?)
+        case smp(SMPPDU)
     }
 
     public var number: Int
@@ -39,6 +53,9 @@ public struct TracePacket: Sendable {
     public var attHandle: UInt16?
     public var smpCode: UInt8?
     public var layers: Set<Layer> = [.hci]
+    /// The record's bytes (the HCI packet without its H4 indicator).
+    public var length = 0
+    public var decoded: Decoded?
     /// The deepest layer's name ("ATT Read Request", "LE Set Scan Enable", ...).
     public var name: String
     /// What follows the name on the one-line view.

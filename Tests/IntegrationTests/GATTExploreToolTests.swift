@@ -112,6 +112,35 @@ import TestSupport
         #expect(all.malformed.split(separator: "\n").count == 1, "\(all.malformed)")
     }
 
+    /// `bareble-trace gatt` on the capture of an explore gives the explore's own `--json`:
+    /// the same text once both are parsed (key order aside), every member, values, decoded
+    /// values, read errors and all. Nothing had to be left out: the address and its type
+    /// come from the LE Connection Complete, the MTU from the exchange, the name from the
+    /// Device Name read, the hash from the Read By Type for 0x2B2A, an error's text from the
+    /// same Error Response the explorer got. Served again by `bareble-peripheral serve
+    /// --database`: PeripheralToolVirtualRadio.cloneFromATrace.
+    @Test func traceRebuildsTheExploresDatabaseFromItsCapture() async throws {
+        let harness = try Self.harness.get()
+        let capture = RadioPeripheral.temporaryPath("explore-gatt.btsnoop")
+        let explore = try await RadioPeripheral.central(["explore", RadioPeripheral.address, "--json", "--no-auto-pair", "--btsnoop", capture] + RadioPeripheral.transport(harness))
+        #expect(explore.status == 0, "\(explore.errors)")
+        let trace = try await TraceTool.run(TraceTool.executable, ["gatt", capture])
+        #expect(trace.status == 0, "\(trace.errors)")
+        let explored = try #require(try JSONSerialization.jsonObject(with: Data(explore.output.utf8)) as? NSDictionary)
+        let rebuilt = try #require(try JSONSerialization.jsonObject(with: Data(trace.output.utf8)) as? NSDictionary)
+        let differing = Set((explored.allKeys + rebuilt.allKeys).compactMap { $0 as? String }).filter {
+            !((explored[$0] as? NSObject)?.isEqual(rebuilt[$0]) ?? (rebuilt[$0] == nil))
+        }
+        #expect(differing.isEmpty, "members that differ: \(differing.sorted())")
+        #expect(explored.isEqual(rebuilt))
+        #expect((rebuilt["services"] as? [Any])?.count == 8)
+        // Chosen by address, and from a pipe: the same.
+        let piped = try await TraceTool.run(TraceTool.executable, ["gatt", "-", "--address", RadioPeripheral.address], input: try Data(contentsOf: URL(fileURLWithPath: capture)))
+        #expect(piped.status == 0 && piped.output == trace.output, "\(piped.errors)")
+        let elsewhere = try await TraceTool.run(TraceTool.executable, ["gatt", capture, "--address", "C4:4B:4D:00:00:99"])
+        #expect(elsewhere.status != 0 && elsewhere.errors.contains("no primary service discovery"), "\(elsewhere.errors)")
+    }
+
     @Test func theHumanTreeNamesEverything() async throws {
         let harness = try Self.harness.get()
         let result = try await RadioPeripheral.central(["explore", RadioPeripheral.address + "/random"] + RadioPeripheral.transport(harness))

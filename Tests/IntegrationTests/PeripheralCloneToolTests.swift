@@ -43,4 +43,30 @@ extension PeripheralToolVirtualRadio {
         let exit = try await tool.interrupt()
         #expect(exit.status == 0, "\(exit.errors)")
     }
+
+    /// The same clone from a capture instead of the explore's output: `bareble-trace gatt`
+    /// on the explore's btsnoop, served, explored again: equal to the original explore but
+    /// for the address.
+    @Test("clone from a trace: the big peripheral's database rebuilt from a capture of its explore, served, explored again")
+    func cloneFromATrace() async throws {
+        let harness = try Self.harness.get()
+        let capture = RadioPeripheral.temporaryPath("clone-trace.btsnoop")
+        let explored = try await RadioPeripheral.central(["explore", Self.bigPeripheral, "--json", "--no-auto-pair", "--btsnoop", capture] + RadioPeripheral.transport(harness))
+        #expect(explored.status == 0, "\(explored.errors)")
+        let original = try #require(try JSONSerialization.jsonObject(with: Data(explored.output.utf8)) as? [String: Any])
+        let rebuilt = try await TraceTool.run(TraceTool.executable, ["gatt", capture])
+        #expect(rebuilt.status == 0, "\(rebuilt.errors)")
+        let file = RadioPeripheral.temporaryPath("clone-trace.json")
+        try Data(rebuilt.output.utf8).write(to: URL(fileURLWithPath: file))
+        let tool = try Self.serve(["--database", file])
+        defer { tool.stop() }
+        let address = try await Self.advertisingAddress(tool)
+        let clone = try await Self.explore(address + "/public")
+        var ours = clone, its = original
+        for key in ["address", "addressType"] { ours[key] = nil; its[key] = nil }
+        #expect(try Self.canonical(ours) == Self.canonical(its))
+        #expect((clone["services"] as? [Any])?.count == 34)
+        let exit = try await tool.interrupt()
+        #expect(exit.status == 0, "\(exit.errors)")
+    }
 }

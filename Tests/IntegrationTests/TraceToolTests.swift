@@ -4,7 +4,8 @@ import TestSupport
 
 /// `bareble-trace` as a user runs it: against tshark packet by packet on the corpus of every
 /// packet kind and on a capture of an explore of the radio's big peripheral, from a pipe,
-/// and on damaged captures.
+/// on damaged captures, and `stats` on a capture whose figures are known by hand (`gatt`
+/// is checked against the explore in GATTExploreTool, whose radio has the richer database).
 @Suite(.serialized) struct TraceTool {
     static let harness = Result { try RadioHarness(arguments: ["--tcp", "--big-peripheral"]) }
     static let executable = builtExecutable(named: "bareble-trace")
@@ -125,6 +126,44 @@ import TestSupport
         let run = try await Self.run(Self.executable, ["read", noise, "--json"])
         #expect(run.status == 0 && !run.signalled, "\(run.errors)")
         #expect(run.output.split(separator: "\n").count == 2000)
+    }
+
+    @Test("stats on a scripted capture: the figures worked out by hand, in JSON and text, from a file and a pipe")
+    func statsOnAKnownCapture() async throws {
+        let path = RadioPeripheral.temporaryPath("stats.btsnoop")
+        try TraceScript.statisticsExample().write(to: path)
+        let run = try await Self.run(Self.executable, ["stats", path, "--json"])
+        #expect(run.status == 0, "\(run.errors)")
+        let stats = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        #expect(stats["packets"] as? Int == 18)
+        let connections = try #require(stats["connections"] as? [[String: Any]])
+        #expect(connections.count == 1)
+        let connection = try #require(connections.first)
+        #expect(connection["address"] as? String == "C4:4B:4D:00:00:07" && connection["addressType"] as? String == "random")
+        #expect(connection["handle"] as? Int == 0x40 && connection["seconds"] as? Double == 0.02)
+        let sent = try #require(connection["sent"] as? [String: Any])
+        let received = try #require(connection["received"] as? [String: Any])
+        #expect(sent["packets"] as? Int == 4 && sent["bytes"] as? Int == 32 && sent["bytesPerSecond"] as? Double == 1600)
+        #expect(received["packets"] as? Int == 7 && received["bytes"] as? Int == 58 && received["bytesPerSecond"] as? Double == 2900)
+        let att = try #require(connection["att"] as? [String: Any])
+        #expect(att["transactions"] as? Int == 3 && att["p99Microseconds"] as? Int == 2000)
+        #expect((1000...1031).contains(att["p50Microseconds"] as? Int ?? 0))
+        #expect(att["notifications"] as? Int == 3 && att["notificationsPerSecond"] as? Double == 150)
+        #expect(att["errors"] as? Int == 1)
+        #expect((att["errorCodes"] as? [[String: Any]])?.first?["code"] as? Int == 5)
+        #expect((connection["encryption"] as? [String: Any])?["enabled"] as? Int == 1)
+        let pairing = try #require(connection["pairing"] as? [String: Any])
+        #expect(pairing["attempts"] as? Int == 1 && pairing["completed"] as? Int == 1 && pairing["failed"] as? Int == 0)
+        let advertiser = try #require((stats["advertisers"] as? [[String: Any]])?.first)
+        #expect(advertiser["reports"] as? Int == 4 && advertiser["rssiMin"] as? Int == -70 && advertiser["rssiMax"] as? Int == -50)
+        #expect(advertiser["meanIntervalMicroseconds"] as? Int == 100_000)
+
+        let text = try await Self.run(Self.executable, ["stats", "-"], input: try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(text.status == 0, "\(text.errors)")
+        #expect(text.output.contains("connection hci0 handle 64 C4:4B:4D:00:00:07/random, 0.020 s"), "\(text.output)")
+        #expect(text.output.contains("sent      4 packets, 32 bytes, 1600.0 B/s"), "\(text.output)")
+        #expect(text.output.contains("3 notifications (150.00/s), 0 indications, 1 errors: Insufficient Authentication (0x05) x1"), "\(text.output)")
+        #expect(text.output.contains("advertiser hci0 C4:4B:4D:00:00:08 (random): 4 reports, RSSI -70 to -50 dBm, mean interval 100.000 ms"), "\(text.output)")
     }
 
     @Test("--trace on another tool: its own traffic decoded on stderr, stdout untouched")

@@ -112,6 +112,27 @@ extension GATTDatabase {
         }
     }
 
+    /// The services that discovery answers seen elsewhere describe (a trace of another
+    /// client's discovery, `bareble-trace gatt`), built and checked as the client's own
+    /// discovery builds them: `primaries` (Read By Group Type), the include declarations,
+    /// the characteristic declarations (end handles are set here) and the descriptors
+    /// (Find Information), each placed in the characteristic whose range holds it; one that
+    /// lies in none, or is a declaration, is left out.
+    public static func rebuilt(
+        primaries: [Service], includes: [IncludedService], characteristics: [Characteristic], descriptors: [Descriptor]
+    ) throws(GATTError) -> [Service] {
+        var services = try place(
+            characteristics.sorted { $0.handle < $1.handle },
+            in: try assemble(primaries: primaries.sorted { $0.handles.lowerBound < $1.handles.lowerBound }, includes: includes.sorted { $0.handle < $1.handle }))
+        for descriptor in descriptors.sorted(by: { $0.handle < $1.handle }) where !declarationTypes.contains(descriptor.uuid) {
+            guard let index = services.firstIndex(where: { $0.handles.contains(descriptor.handle) }),
+                  let position = services[index].characteristics.firstIndex(where: { $0.valueHandle < descriptor.handle && descriptor.handle <= $0.endHandle })
+            else { continue }
+            services[index].characteristics[position].descriptors.append(descriptor)
+        }
+        return services
+    }
+
     /// The services of a discovery: `primaries` (already ascending and disjoint) and the
     /// secondary services `includes` point at, each include in the service it lies in.
     /// Checked before characteristics are asked for, so a server that lied stops costing

@@ -17,21 +17,28 @@ enum FileTargets {
     }
 
     /// A capture of any format fed in two pieces (the first byte picks where it splits),
-    /// every record decoded at every layer: the reader and the decoder stay total.
+    /// every record decoded at every layer and summed up as `stats` and `gatt` do: the
+    /// reader, the decoder and both summaries stay total.
     @Sendable static func trace(_ bytes: [UInt8]) {
         guard let first = bytes.first else { return }
         let split = min(bytes.count, 1 + Int(first) * bytes.count / 256)
         var parser = CaptureParser()
         var decoder = TraceDecoder(showKeys: true, withFields: first & 1 == 1)
+        var statistics = TraceStatistics()
+        var database = TraceGATTDatabase()
         var payload = 0
         for piece in [bytes[1..<split], bytes[split...]] {
             do {
                 try parser.feed(piece) { record in
                     payload += record.payload.count
-                    _ = decoder.decode(record)
+                    let packet = decoder.decode(record)
+                    statistics.add(packet)
+                    database.add(packet)
                 }
-            } catch { return }
+            } catch { break }
         }
+        _ = try? database.result()
+        for connection in statistics.connections { _ = connection.transactions.percentile(0.99) }
         expect(payload <= bytes.count, "\(payload) payload bytes from a \(bytes.count)-byte capture")
     }
 }

@@ -2,7 +2,7 @@ import SMP
 
 /// A pairing failure as the user of the tool should read it: what happened, then the
 /// command line that gets past it.
-func pairingAdvice(_ error: PairingError) -> String {
+public func pairingAdvice(_ error: PairingError) -> String {
     switch error {
     case .peerFailed(.confirmValueFailed), .refused(.confirmValueFailed, _):
         return "pairing failed: Confirm Value Failed: the passkey typed was not the one shown: "
