@@ -90,7 +90,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bareble-central",
-            dependencies: ["BareBLE", "GATT", "ATT", "HCI", "HCITransport", "Bonding", "SMP", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["BareBLE", "GATT", "ATT", "HCI", "HCITransport", "L2CAP", "Bonding", "SMP", "Trace", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-central",
             swiftSettings: strict
         ),
