@@ -91,7 +91,7 @@ struct RawATT: AsyncParsableCommand {
     /// What ends the wait: the peer's response, Error Response or confirmation, or the
     /// link's end.
     static func ends(_ packet: TracePacket, on handle: UInt16) -> Bool {
-        guard packet.connection == handle, belongs(packet, to: handle) else { return false }
+        guard belongs(packet, to: handle) else { return false }
         if packet.event == HCIEvent.Code.disconnectionComplete { return true }
         guard packet.direction == .received, packet.channel != nil, let opcode = packet.attOpcode else { return false }
         let kind = ATTOpcode(rawValue: opcode).kind

@@ -56,9 +56,8 @@ struct RawHCI: AsyncParsableCommand {
         guard Self.parseOpcode(opcode) != nil else { throw ValidationError("\(opcode) is not an opcode: give 0xNNNN (16 bits) or OGF/OCF (6 and 10 bits), e.g. 0x1009 or 0x04/0x0009") }
         guard let bytes = Hex.bytes(parameters) else { throw ValidationError("\(parameters) is not hex: give pairs of hex digits such as 0102ff") }
         guard bytes.count <= 255 else { throw ValidationError("\(bytes.count) bytes of parameters: a command carries at most 255") }
-        for (name, value) in [("--timeout", timeout), ("--window", window)] {
-            guard value.isFinite, value >= 0, value < 1e6 else { throw ValidationError("\(name) \(value) is not a number of seconds") }
-        }
+        guard timeout.isFinite, timeout > 0, timeout < 1e6 else { throw ValidationError("--timeout \(timeout) is not a positive number of seconds") }
+        guard window.isFinite, window >= 0, window < 1e6 else { throw ValidationError("--window \(window) is not a number of seconds") }
     }
 
     func run() async throws {
