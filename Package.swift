@@ -90,7 +90,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bareble-central",
-            dependencies: ["BareBLE", "GATT", "ATT", "HCI", "HCITransport", "Bonding", "SMP", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["BareBLE", "GATT", "ATT", "HCI", "HCITransport", "L2CAP", "Bonding", "SMP", "Trace", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-central",
             swiftSettings: strict
         ),
@@ -114,7 +114,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bareble-trace",
-            dependencies: ["Trace", "HCITransport", "BluetoothCore", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Trace", "HCITransport", "BluetoothCore", "Bonding", "SMP", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-trace",
             swiftSettings: strict
         ),
@@ -156,7 +156,7 @@ let package = Package(
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ANCSTests", dependencies: ["ANCS", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ANCSConsumerTests", dependencies: ["ANCSConsumer", "ANCS", "ATT", "BluetoothCore", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "TraceTests", dependencies: ["Trace", "HCITransport", "HCI", "ATT", "L2CAP", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "TraceTests", dependencies: ["Trace", "BluetoothCore", "HCITransport", "HCI", "ATT", "L2CAP", "SMP", "TestSupport"], swiftSettings: strict),
         // ToolSupport: the tools' own output code (JSON lines, wall-clock time) is tested here,
         // beside the tools it serves.
         .testTarget(name: "IntegrationTests", dependencies: ["BareBLE", "ANCS", "ANCSConsumer", "GATT", "ATT", "L2CAP", "HCI", "HCITransport", "Bonding", "SMP", "TestSupport", "ToolSupport"], swiftSettings: strict),

@@ -114,4 +114,37 @@ static inline int bareble_spawn_close_from(posix_spawn_file_actions_t *actions, 
     return posix_spawn_file_actions_addclosefrom_np(actions, from);
 }
 
+/* The kernel's own time for each datagram (SO_TIMESTAMPNS: when the packet was queued, not
+   when we read it), for the monitor channel. CMSG_FIRSTHDR and friends are macros Swift
+   cannot import. */
+#include <time.h>
+static inline int bareble_enable_kernel_timestamps(int fd) {
+    int on = 1;
+    return setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+}
+/* recv() that also returns the datagram's SCM_TIMESTAMPNS in nanoseconds since the Unix
+   epoch in *nanoseconds, or -1 there when none came with it. Returns what recv() would. */
+static inline ssize_t bareble_recv_timestamped(int fd, void *buffer, size_t length, long long *nanoseconds) {
+    struct iovec vector = { buffer, length };
+    union { char bytes[CMSG_SPACE(sizeof(struct timespec)) + 64]; struct cmsghdr align; } control;
+    struct msghdr message;
+    memset(&message, 0, sizeof message);
+    message.msg_iov = &vector;
+    message.msg_iovlen = 1;
+    message.msg_control = control.bytes;
+    message.msg_controllen = sizeof control.bytes;
+    *nanoseconds = -1;
+    ssize_t count = recvmsg(fd, &message, 0);
+    if (count < 0) return count;
+    for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_TIMESTAMPNS
+            && header->cmsg_len >= CMSG_LEN(sizeof(struct timespec))) {
+            struct timespec stamp;
+            memcpy(&stamp, CMSG_DATA(header), sizeof stamp);
+            *nanoseconds = (long long)stamp.tv_sec * 1000000000LL + stamp.tv_nsec;
+        }
+    }
+    return count;
+}
+
 #endif

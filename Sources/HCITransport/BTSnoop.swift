@@ -113,10 +113,12 @@ public final class BTSnoopWriter: Sendable {
         try write(BTSnoop.Record(packet: packet, direction: direction, timestamp: BTSnoop.now()))
     }
 
-    /// Records a monitor record, stamped now (Linux monitor files).
+    /// Records a monitor record, stamped with the kernel's time when it has one, else now
+    /// (Linux monitor files).
     public func write(_ record: MonitorRecord) throws(BTSnoopError) {
         let flags = UInt32(record.index) << 16 | UInt32(record.opcode.rawValue)
-        try write(BTSnoop.Record(flags: flags, timestamp: BTSnoop.now(), data: record.payload))
+        let timestamp = record.timestamp.map { $0 &+ BTSnoop.epochOffset } ?? BTSnoop.now()
+        try write(BTSnoop.Record(flags: flags, timestamp: timestamp, data: record.payload))
     }
 
     public func close() {

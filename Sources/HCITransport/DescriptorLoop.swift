@@ -44,19 +44,27 @@ package final class DescriptorLoop: Sendable {
     /// Held while writing and while closing the descriptor; false once it is closed.
     private let descriptorOpen = Lock(true)
     private let closing = Atomic(false)
+    /// With `kernelTimestamps`: the kernel's time of the datagram being handed to the
+    /// chunk handler, nanoseconds since the Unix epoch (-1 for none). Written and read on
+    /// the reader thread only; atomic because the class is shared.
+    private let kernelTime = Atomic<Int64>(-1)
+    private let kernelTimestamps: Bool
 
     /// Takes ownership of `fd` (made non-blocking here). `cleanup` runs once after the
     /// descriptor is closed, e.g. to stop a process serving the other end.
+    /// `kernelTimestamps` (a datagram socket) asks the kernel for each datagram's time
+    /// (SO_TIMESTAMPNS), which the chunk handler reads as ``kernelTimestamp``.
     package init(
         fd: Int32, spec: TransportSpec?, name: String, isSocket: Bool, eioIsEndOfFile: Bool = false,
-        readSize: Int = 65_536, wait: ReaderWait = .blocking, cleanup: (@Sendable () -> Void)? = nil
+        readSize: Int = 65_536, wait: ReaderWait = .blocking, kernelTimestamps: Bool = false,
+        cleanup: (@Sendable () -> Void)? = nil
     ) throws(TransportError) {
         guard let pipe = Posix.makeWakePipe() else {
             let code = errno
             Glibc.close(fd)
             throw TransportError.from(errno: code, operation: .open, spec: spec)
         }
-        if let code = Posix.setNonBlocking(fd) {
+        if let code = Posix.setNonBlocking(fd) ?? (kernelTimestamps && bareble_enable_kernel_timestamps(fd) != 0 ? errno : nil) {
             Glibc.close(fd)
             Glibc.close(pipe.read)
             Glibc.close(pipe.write)
@@ -68,6 +76,7 @@ package final class DescriptorLoop: Sendable {
         self.isSocket = isSocket
         self.eioIsEndOfFile = eioIsEndOfFile
         self.readSize = readSize
+        self.kernelTimestamps = kernelTimestamps
         spinNanoseconds = wait.spinNanoseconds
         wakeRead = pipe.read
         wakeWrite = pipe.write
@@ -144,6 +153,13 @@ package final class DescriptorLoop: Sendable {
 
     package var isClosing: Bool { closing.load(ordering: .relaxed) }
 
+    /// For the chunk handler of a loop made with `kernelTimestamps`: when the kernel queued
+    /// the datagram being handled, in nanoseconds since the Unix epoch; nil when it gave none.
+    package var kernelTimestamp: Int64? {
+        let value = kernelTime.load(ordering: .relaxed)
+        return value < 0 ? nil : value
+    }
+
     private func releaseDescriptor() {
         descriptorOpen.withLock { open in
             if open { Glibc.close(fd) }
@@ -164,7 +180,14 @@ package final class DescriptorLoop: Sendable {
     }
 
     private func readOnce(into buffer: UnsafeMutableBufferPointer<UInt8>) -> ReadOutcome {
-        let count = read(fd, buffer.baseAddress, buffer.count)
+        let count: Int
+        if kernelTimestamps {
+            var nanoseconds: Int64 = -1
+            count = bareble_recv_timestamped(fd, buffer.baseAddress, buffer.count, &nanoseconds)
+            kernelTime.store(nanoseconds, ordering: .relaxed)
+        } else {
+            count = read(fd, buffer.baseAddress, buffer.count)
+        }
         if count > 0 { return .data(count) }
         if count == 0 { return .endOfFile }
         switch errno {

@@ -9,11 +9,15 @@ public struct MonitorRecord: Sendable, Hashable {
     public var opcode: Opcode
     public var index: UInt16
     public var payload: [UInt8]
+    /// When the kernel queued the record, in microseconds since the Unix epoch (its
+    /// SO_TIMESTAMPNS, as btmon shows); nil when it gave none.
+    public var timestamp: Int64?
 
-    public init(opcode: Opcode, index: UInt16, payload: [UInt8]) {
+    public init(opcode: Opcode, index: UInt16, payload: [UInt8], timestamp: Int64? = nil) {
         self.opcode = opcode
         self.index = index
         self.payload = payload
+        self.timestamp = timestamp
     }
 
     /// The monitor opcodes (BlueZ doc/btsnoop.txt and the kernel's hci_mon.h); the same
@@ -94,18 +98,19 @@ public final class HCIMonitor: Sendable {
         let spec = TransportSpec.hciMonitor
         let fd = try HCISocket.open(spec: spec)
         try HCISocket.bind(fd, index: Int(bareble_HCI_DEV_NONE()), channel: bareble_HCI_CHANNEL_MONITOR(), spec: spec)
-        return HCIMonitor(loop: try DescriptorLoop(fd: fd, spec: spec, name: spec.description, isSocket: true))
+        return HCIMonitor(loop: try DescriptorLoop(fd: fd, spec: spec, name: spec.description, isSocket: true, kernelTimestamps: true))
     }
 
-    /// Starts the reader thread: `receive` gets each record on it; records that do not
-    /// decode are skipped. `closed` is called once.
+    /// Starts the reader thread: `receive` gets each record on it, stamped with the
+    /// kernel's time; records that do not decode are skipped. `closed` is called once.
     public func start(
         receive: @escaping @Sendable (MonitorRecord) -> Void,
         closed: @escaping @Sendable (TransportError?) -> Void
     ) throws(TransportError) {
         let loop = self.loop
         try loop.start(chunk: { bytes, _ in
-            guard let bytes, let record = try? MonitorRecord(decoding: Array(bytes)) else { return nil }
+            guard let bytes, var record = try? MonitorRecord(decoding: Array(bytes)) else { return nil }
+            record.timestamp = loop.kernelTimestamp.map { $0 / 1000 }
             if !loop.isClosing { receive(record) }
             return nil
         }, closed: closed)

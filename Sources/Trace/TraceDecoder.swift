@@ -31,8 +31,9 @@ public struct TraceDecoder: Sendable {
     /// Connection sides whose state (a PDU being reassembled, a request waiting for its
     /// answer) was dropped to make room.
     public private(set) var forgottenSides = 0
-    /// Connection sides with state held (a reassembler or an outstanding request).
-    public var trackedSides: Int { max(reassemblers.count, pending.count) }
+    /// Connection sides with state held (a reassembler, an outstanding request, an IRK
+    /// waiting for its identity address).
+    public var trackedSides: Int { max(reassemblers.count, pending.count, identityKeys.count) }
 
     struct Link: Hashable { var index: UInt16, handle: UInt16 }
     struct Side: Hashable { var link: Link, received: Bool }
@@ -53,6 +54,8 @@ public struct TraceDecoder: Sendable {
     /// Requests or indications forgotten unanswered past ``maximumOutstanding``.
     public private(set) var unjoinedRequests = 0
     private var names: [Link: [UInt16: String]] = [:]
+    /// An IRK a side distributed, until its Identity Address Information names whose it is.
+    private var identityKeys: [Side: SMPValue128] = [:]
     private var peers: [Link: BluetoothAddress] = [:]
     private var linkOrder: [Link] = []
 
@@ -79,6 +82,10 @@ public struct TraceDecoder: Sendable {
             packet.direction = .received
             packet.kind = "event"
             decodeEvent(payload, into: &packet)
+            // An event about a connection (encryption, parameters) is about its peer too.
+            if packet.addresses.isEmpty, let handle = packet.connection, let peer = peers[Link(index: record.index, handle: handle)] {
+                packet.addresses = [peer]
+            }
         case .aclTransmit, .aclReceive:
             packet.direction = record.opcode == .aclReceive ? .received : .sent
             packet.kind = "acl"
@@ -181,6 +188,7 @@ public struct TraceDecoder: Sendable {
             packet.fields = fields(status)
         case let .disconnectionComplete(disconnection):
             packet.connection = disconnection.connectionHandle
+            if let peer = peers[Link(index: packet.index, handle: disconnection.connectionHandle)] { packet.addresses = [peer] }
             packet.fields = fields(disconnection)
             forget(Link(index: packet.index, handle: disconnection.connectionHandle))
         case let .encryptionChange(change):
@@ -275,6 +283,7 @@ public struct TraceDecoder: Sendable {
     private mutating func forget(_ link: Link) {
         for received in [false, true] {
             reassemblers[Side(link: link, received: received)] = nil
+            identityKeys[Side(link: link, received: received)] = nil
             for indications in [false, true] { pending[Flow(side: Side(link: link, received: received), indications: indications)] = nil }
         }
         names[link] = nil
@@ -313,7 +322,7 @@ public struct TraceDecoder: Sendable {
         case .attributeProtocol:
             decodeATT(frame.payload, side: side, timestamp: packet.timestamp, into: &packet)
         case .securityManagerProtocol:
-            decodeSMP(frame.payload, into: &packet)
+            decodeSMP(frame.payload, side: side, into: &packet)
         case .leSignaling:
             decodeSignaling(frame.payload, into: &packet)
         default:
@@ -335,7 +344,7 @@ public struct TraceDecoder: Sendable {
         }
     }
 
-    private func decodeSMP(_ bytes: [UInt8], into packet: inout TracePacket) {
+    private mutating func decodeSMP(_ bytes: [UInt8], side: Side, into packet: inout TracePacket) {
         packet.layers.insert(.smp)
         packet.smpCode = bytes.first
         packet.name = bytes.first.map { "SMP \(SMPCode(rawValue: $0))" } ?? "SMP"
@@ -345,6 +354,20 @@ public struct TraceDecoder: Sendable {
             packet.decoded = .smp(pdu)
             packet.summary = "\(pdu)" == "\(pdu.code)" ? "" : "\(pdu)"
             packet.fields = fields(pdu)
+            switch pdu {
+            case let .identityInformation(irk):
+                // Only distribution sends these, one pair per side and pairing: more sides
+                // than connections tracked means a damaged or hostile capture.
+                if identityKeys[side] == nil, identityKeys.count >= 2 * Self.maximumConnections {
+                    forgottenSides += identityKeys.count
+                    identityKeys = [:]
+                }
+                identityKeys[side] = irk
+            case let .identityAddressInformation(address):
+                if let irk = identityKeys.removeValue(forKey: side) { packet.exchangedIdentity = ExchangedIdentity(irk: irk, address: address.address) }
+            default:
+                break
+            }
         } catch {
             packet.problem = "\(error)"
             packet.hex = bytes

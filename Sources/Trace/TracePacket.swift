@@ -67,6 +67,11 @@ public struct TracePacket: Sendable {
     public var answers: (number: Int, microseconds: Int64)?
     /// Device addresses the packet names (connection peers, advertisers), for `--address`.
     public var addresses: [BluetoothAddress] = []
+    /// An identity a device distributed over SMP (Identity Information, then Identity
+    /// Address Information on the same connection and direction), on the packet that
+    /// completed it, for ``AddressFilter`` to resolve the device's private addresses with.
+    /// Present whatever `showKeys` says: it is never printed.
+    public var exchangedIdentity: ExchangedIdentity?
     /// Why the decoder stopped early (a malformed or truncated PDU), shown with the hex.
     public var problem: String?
     public var hex: [UInt8] = []
@@ -78,5 +83,16 @@ public struct TracePacket: Sendable {
         self.direction = direction
         self.kind = kind
         self.name = name
+    }
+}
+
+/// An IRK and the identity address it belongs to.
+public struct ExchangedIdentity: Sendable, Hashable {
+    public var irk: SMPValue128
+    public var address: BluetoothAddress
+
+    public init(irk: SMPValue128, address: BluetoothAddress) {
+        self.irk = irk
+        self.address = address
     }
 }

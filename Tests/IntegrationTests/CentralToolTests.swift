@@ -62,6 +62,34 @@ import TestSupport
         #expect(report.malformed.isEmpty, "tshark: \(report.malformed)")
     }
 
+    /// `hci 0x1009`: Read BD_ADDR sent as raw bytes, its Command Complete decoded by the
+    /// trace decoder: the address is the one the radio assigned this client. OGF/OCF gives
+    /// the same; an opcode nobody answers says so.
+    @Test func hciSendsAnyCommandAndDecodesTheAnswer() async throws {
+        let harness = try Self.harness.get()
+        let transport = ["--transport", "tcp:127.0.0.1:\(harness.radio.tcpPort)"]
+        let result = try await run(["hci", "0x1009", "--json"] + transport)
+        #expect(result.status == 0, "\(result.errors)")
+        let packets = result.output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let sent = try #require(packets.first, "\(result.output)")
+        #expect(sent["type"] as? String == "command" && sent["opcode"] as? Int == 0x1009 && sent["name"] as? String == "Read BD_ADDR")
+        let complete = try #require(packets.first { $0["event"] as? Int == 0x0E }, "\(result.output)")
+        #expect(complete["opcode"] as? Int == 0x1009)
+        let fields = complete["fields"] as? [[String]] ?? []
+        let address = try #require(fields.first { $0.first == "address" }?.last, "\(complete)")
+        #expect(fields.contains { $0.first == "status" && $0.last?.hasPrefix("Success") == true }, "\(fields)")
+        _ = try await harness.clientID(address: address)
+
+        let text = try await run(["hci", "0x04/0x0009"] + transport)
+        #expect(text.status == 0, "\(text.errors)")
+        #expect(text.output.hasPrefix("< Read BD_ADDR"), "\(text.output)")
+        #expect(text.output.contains("> Command Complete: Read BD_ADDR"), "\(text.output)")
+        #expect(text.output.contains("address: F0:0D:"), "\(text.output)")
+
+        let bad = try await run(["hci", "0x10"] + transport + ["nothex"])
+        #expect(bad.status != 0 && bad.errors.contains("not hex"), "\(bad.errors)")
+    }
+
     @Test func withoutATransportItStartsTheVirtualRadioAndSaysSo() async throws {
         let result = try await run(["info"])
         #expect(result.status == 0, "\(result.errors)")

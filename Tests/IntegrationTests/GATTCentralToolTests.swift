@@ -134,6 +134,46 @@ import TestSupport
         #expect(notHex.errors.contains("--text"), "\(notHex.errors)")
     }
 
+    /// `att ADDR HEX`: PDUs sent verbatim on the ATT channel, the peer's answer decoded by
+    /// the trace decoder. A malformed Read By Group Type Request (a 3-byte group type: a
+    /// UUID is 2 or 16), a Read Request cut short and one for handle 0 get the peer's
+    /// Error Response (Invalid PDU, Invalid Handle); a
+    /// Write Command gets nothing, said after --wait.
+    @Test func attSendsAnyPDUAndDecodesTheAnswerOrTheSilence() async throws {
+        let harness = try Self.harness.get()
+        let transport = RadioPeripheral.transport(harness)
+        let handleZero = try await RadioPeripheral.central(["att", RadioPeripheral.address, "0a0000", "--json"] + transport)
+        #expect(handleZero.status == 0, "\(handleZero.errors)")
+        let packets = handleZero.output.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let request = try #require(packets.first, "\(handleZero.output)")
+        #expect(request["attOpcode"] as? Int == 0x0A && request["direction"] as? String == "sent", "\(request)")
+        let answer = try #require(packets.last, "\(handleZero.output)")
+        #expect(answer["attOpcode"] as? Int == 0x01 && answer["direction"] as? String == "received", "\(answer)")
+        #expect(answer["answers"] as? Int == request["n"] as? Int, "\(answer)")
+        let fields = answer["fields"] as? [[String]] ?? []
+        #expect(fields.contains { $0.last?.contains("errorCode: Invalid Handle (0x01)") == true }, "\(fields)")
+
+        let malformed = try await RadioPeripheral.central(["att", RadioPeripheral.address, "10 0100 ffff 001122"] + transport)
+        #expect(malformed.status == 0, "\(malformed.errors)")
+        #expect(malformed.output.contains("< ATT Read By Group Type Request"), "\(malformed.output)")
+        #expect(malformed.output.contains("> ATT Error Response"), "\(malformed.output)")
+        #expect(malformed.output.contains("requestOpcodeInError: Read By Group Type Request (0x10), attributeHandleInError: 0, errorCode: Invalid PDU (0x04)"), "\(malformed.output)")
+        let cut = try await RadioPeripheral.central(["att", RadioPeripheral.address, "0a03"] + transport)
+        #expect(cut.status == 0, "\(cut.errors)")
+        #expect(cut.output.contains("< ATT Read Request (malformed: truncated"), "\(cut.output)")
+        #expect(cut.output.contains("requestOpcodeInError: Read Request (0x0A), attributeHandleInError: 0, errorCode: Invalid PDU (0x04)"), "\(cut.output)")
+
+        let command = try await RadioPeripheral.central(["att", RadioPeripheral.address, "520300C0FFEE", "--wait", "1"] + transport)
+        #expect(command.status == 0, "\(command.errors)")
+        #expect(command.output.contains("< ATT Write Command"), "\(command.output)")
+        #expect(!command.output.contains("> ATT"), "\(command.output)")
+        #expect(command.output.contains("no answer from \(RadioPeripheral.address) within 1.0 s"), "\(command.output)")
+        #expect(command.output.contains("transaction timeout"), "\(command.output)")
+        let silentJSON = try await RadioPeripheral.central(["att", RadioPeripheral.address, "520300C0FFEE", "--wait", "0.5", "--json"] + transport)
+        let last = silentJSON.output.split(separator: "\n").last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(last?["waitedMilliseconds"] as? Int == 500 && last?.keys.contains("answer") == true, "\(silentJSON.output)")
+    }
+
     /// The value handle the radio's database gives `uuid`.
     func valueHandle(of uuid: String, _ harness: RadioHarness) async throws -> Int {
         let explored = try await RadioPeripheral.central(["explore", RadioPeripheral.address, "--json"] + RadioPeripheral.transport(harness))

@@ -9,6 +9,6 @@ struct CentralCommand: AsyncParsableCommand {
             Every subcommand takes --transport SPEC (tcp:HOST:PORT, serial:/dev/ttyX[,BAUD][,rtscts], \
             hci:N, hci-raw:N, virtual; BAREBLE_TRANSPORT sets a default) and --btsnoop FILE.
             """,
-        subcommands: [Info.self, Scan.self, Advertise.self, Connect.self, Explore.self, Read.self, Write.self, Subscribe.self, Pair.self, Bonds.self, AdaptersCommand.self]
+        subcommands: [Info.self, RawHCI.self, RawATT.self, Scan.self, Advertise.self, Connect.self, Explore.self, Read.self, Write.self, Subscribe.self, Pair.self, Bonds.self, AdaptersCommand.self]
     )
 }

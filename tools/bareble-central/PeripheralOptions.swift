@@ -36,10 +36,10 @@ struct PeripheralOptions: ParsableArguments {
     static func duration(_ seconds: Double) -> Duration { .milliseconds(Int64((seconds * 1000).rounded())) }
 
     /// Opens the controller, powers it on and returns the Central, with the bond store of
-    /// the controller's address.
-    func openCentral() async throws -> Central {
+    /// the controller's address. `tap` sees every packet (see ``TransportOptions``).
+    func openCentral(tap: TraceTap? = nil) async throws -> Central {
         let directory = gattCache ?? getenv("BAREBLE_GATT_CACHE").map { String(cString: $0) }
-        let controller = try transport.openController()
+        let controller = try transport.openController(tap: tap)
         do {
             let info: ControllerInfo
             do { info = try await controller.powerOn() } catch { throw ToolError(error.description) }
@@ -73,9 +73,10 @@ struct PeripheralOptions: ParsableArguments {
     func connect<T>(
         options: ConnectionOptions = .none,
         encryptingWithBond: Bool = true,
+        tap: TraceTap? = nil,
         _ body: (Central, Peripheral) async throws -> T
     ) async throws -> T {
-        let central = try await openCentral()
+        let central = try await openCentral(tap: tap)
         defer { central.close() }
         central.security.encryptsBondedPeersAtConnect = encryptingWithBond
         let peer = try await resolve(on: central)

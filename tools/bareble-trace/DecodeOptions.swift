@@ -28,8 +28,10 @@ struct DecodeOptions: ParsableArguments {
     @Option(name: .long, help: "Only packets of this layer: hci, l2cap, att, smp or adv (repeatable).")
     var `protocol`: [String] = []
 
-    @Option(name: .long, help: "Only packets naming this device address (a connection's peer, an advertiser).")
+    @Option(name: .long, help: "Only packets about this device: its advertising reports and connections, also under private addresses that resolve with --irk, a bond's IRK or one exchanged in the trace.")
     var address: String?
+
+    @OptionGroup var keys: AddressKeyOptions
 
     @Option(name: .long, help: "Also record what is read to this btsnoop file (Linux monitor format, 2001).")
     var write: String?
@@ -51,7 +53,7 @@ final class TracePrinter {
     private let asJSON: Bool
     private let color: Bool
     private let layers: Set<TracePacket.Layer>
-    private let address: BluetoothAddress?
+    private var address: AddressFilter?
     private let capture: BTSnoopWriter?
     private var buffer = JSONWriter()
     private(set) var printed = 0
@@ -64,7 +66,7 @@ final class TracePrinter {
         asJSON = options.json || (!options.text && !terminal)
         color = terminal && !asJSON && getenv("NO_COLOR") == nil
         layers = Set(options.protocol.compactMap(TracePacket.Layer.init(rawValue:)))
-        address = options.address.flatMap(BluetoothAddress.init)
+        address = try options.address.flatMap(BluetoothAddress.init).map(options.keys.filter(for:))
         capture = try options.write.map { path throws(BTSnoopError) in try BTSnoopWriter(path: path, datalink: .linuxMonitor) }
     }
 
@@ -87,10 +89,11 @@ final class TracePrinter {
     }
 
     private func selected(_ packet: TracePacket) -> Bool {
+        // First, so it learns from every packet (a key exchange filtered out by --protocol).
+        if address?.matches(packet) == false { return false }
         if let index = options.index, packet.index != index { return false }
         if let connection = options.connection, packet.connection != connection { return false }
         if !layers.isEmpty, layers.isDisjoint(with: packet.layers) || (layers == [.hci] && packet.layers != [.hci]) { return false }
-        if let address, !packet.addresses.contains(address) { return false }
         return true
     }
 

@@ -22,7 +22,7 @@ struct Live: AsyncParsableCommand {
         let (ended, finish) = AsyncStream<String?>.makeStream()
         try monitor.start(receive: { record in
             let count = number.add(1, ordering: .relaxed).newValue
-            let capture = CaptureRecord(number: count, index: record.index, opcode: record.opcode, timestamp: (BTSnoop.now() - BTSnoop.epochOffset), payload: record.payload)
+            let capture = CaptureRecord(number: count, index: record.index, opcode: record.opcode, timestamp: record.timestamp ?? (BTSnoop.now() - BTSnoop.epochOffset), payload: record.payload)
             printer.withLock { printer in
                 do {
                     try printer.handle(capture)

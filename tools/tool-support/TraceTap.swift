@@ -3,14 +3,28 @@ import Glibc
 import HCITransport
 import Trace
 
-/// `--trace`: every packet a tool sends and receives, decoded as `bareble-trace` shows it,
-/// one line each on stderr as it crosses (on the thread that moves it; the decoder's state
-/// is behind a lock, and the line is written outside it).
+/// Every packet a tool sends and receives, decoded as `bareble-trace` shows it, handed to
+/// a sink as it crosses (on the thread that moves it; the decoder's state is behind a
+/// lock, and the sink runs outside it, so two threads' packets may reach it out of order:
+/// their numbers keep the order they were decoded in). `--trace` prints each one on stderr;
+/// `bareble-central hci` and `att` collect them.
 public final class TraceTap: Sendable {
-    private let decoder = Lock((decoder: TraceDecoder(withFields: false), number: 0))
-    private let color = isatty(2) == 1 && getenv("NO_COLOR") == nil
+    private let decoder: Lock<(decoder: TraceDecoder, number: Int)>
+    private let sink: @Sendable (TracePacket) -> Void
 
-    public init() {}
+    public init(withFields: Bool, sink: @escaping @Sendable (TracePacket) -> Void) {
+        decoder = Lock((decoder: TraceDecoder(withFields: withFields), number: 0))
+        self.sink = sink
+    }
+
+    /// `--trace`: one line per packet on stderr.
+    public convenience init() {
+        let color = isatty(2) == 1 && getenv("NO_COLOR") == nil
+        self.init(withFields: false) { printError(TraceOutput.text($0, verbose: false, color: color)) }
+    }
+
+    /// Packets decoded so far: the number the next one gets, less one.
+    public var decodedCount: Int { decoder.withLock { $0.number } }
 
     public func observe(_ packet: HCIPacket, _ direction: PacketDirection) {
         let opcode: MonitorRecord.Opcode = switch (packet.type, direction) {
@@ -28,6 +42,6 @@ public final class TraceTap: Sendable {
             state.number += 1
             return state.decoder.decode(CaptureRecord(number: state.number, index: 0, opcode: opcode, timestamp: timestamp, payload: packet.bytes))
         }
-        printError(TraceOutput.text(decoded, verbose: false, color: color))
+        sink(decoded)
     }
 }

@@ -18,8 +18,9 @@ public struct TransportOptions: ParsableArguments, Sendable {
 
     /// Opens the transport and starts the driver; the controller is not yet powered on.
     /// A capture is created only for a transport that can be driven, and removed again when
-    /// the transport does not open, so a failed run leaves no header-only file behind.
-    public func openController(readerWait: ReaderWait = .blocking) throws -> HCIController {
+    /// the transport does not open, so a failed run leaves no header-only file behind. `tap`
+    /// sees every packet too (`hci` and `att` print what their packet provoked).
+    public func openController(readerWait: ReaderWait = .blocking, tap extra: TraceTap? = nil) throws -> HCIController {
         let spec: TransportSpec
         do throws(TransportError) {
             if let transport {
@@ -40,10 +41,14 @@ public struct TransportOptions: ParsableArguments, Sendable {
             throw ToolError("cannot record to \(btsnoop ?? ""): \(error)")
         }
         do throws(TransportError) {
+            var taps: [TraceTap] = trace ? [TraceTap()] : []
+            if let extra { taps.append(extra) }
             var observe: CapturingTransport.Observer?
-            if trace {
-                let tap = TraceTap()
-                observe = { packet, direction in tap.observe(packet, direction) }
+            if !taps.isEmpty {
+                let all = taps
+                observe = { packet, direction in
+                    for tap in all { tap.observe(packet, direction) }
+                }
             }
             return try HCIController.open(spec, capture: writer, observe: observe, readerWait: readerWait)
         } catch {

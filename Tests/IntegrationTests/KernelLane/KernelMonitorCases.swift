@@ -75,6 +75,56 @@ enum KernelMonitorCases {
         try #require(requests.count >= 3 && answers.count >= requests.count, "\(requests.count) discovery requests, \(answers.count) answers:\n\(run.output.prefix(3000))")
         try #require(packets.allSatisfy { $0["index"] as? Int == 0 && $0["cid"] as? Int == 4 })
         print("kernel guest: bareble-trace live saw \(packets.count) ATT PDUs of the explore, \(answers.count) answers joined to their requests")
+        try await traceLiveKernelTimes()
+    }
+
+    /// `bareble-trace live` stamps records with the kernel's time (SO_TIMESTAMPNS), not the
+    /// time it read them: stopped (SIGSTOP) while `bareble-central hci 0x1009` runs over
+    /// hci-raw:0, and resumed a second after, it reads the command and its Command Complete
+    /// late; their times must still lie within the hci run, in order, and before the resume.
+    /// Stamped when read, both would come after the resume.
+    static func traceLiveKernelTimes() async throws {
+        let trace = try KernelAdapterCases.startTool(["live", "--json", "--index", "0", "--duration", "120"],
+                                                     executable: builtExecutable(named: "bareble-trace"), interactive: true)
+        var finished = false
+        defer { if !finished { kill(trace.pid, SIGCONT); kill(trace.pid, SIGKILL); _ = trace.finishBlocking() } }
+        // The monitor replays a New Index for each controller once it is open.
+        _ = try await trace.next("New Index of hci0") { $0["type"] as? String == "new-index" }
+        kill(trace.pid, SIGSTOP)
+        let before = Date()
+        let hci = try await KernelAdapterCases.runTool(["hci", "0x1009", "--window", "0", "--transport", "hci-raw:0"])
+        let after = Date()
+        try #require(hci.status == 0, "hci 0x1009 over hci-raw:0: \(hci.errors)")
+        try #require(hci.output.contains("\(KernelGuest.hci0Address)"), "hci 0x1009 printed no \(KernelGuest.hci0Address): \(hci.output)")
+        // Past the resolution of any clock: a time taken at the read cannot pass for one
+        // taken within the hci run.
+        try await Task.sleep(for: .seconds(1))
+        let resumed = Date()
+        kill(trace.pid, SIGCONT)
+        let command = try await trace.next("Read BD_ADDR sent") { $0["type"] as? String == "command" && $0["opcode"] as? Int == 0x1009 }
+        let complete = try await trace.next("its Command Complete") { $0["event"] as? Int == 0x0E && $0["opcode"] as? Int == 0x1009 }
+        kill(trace.pid, SIGINT)
+        let run = try await trace.finish()
+        finished = true
+        try #require(run.status == 0, "bareble-trace live: \(run.errors)")
+        let sent = try #require((command["time"] as? String).flatMap(isoSeconds), "\(command)")
+        let answered = try #require((complete["time"] as? String).flatMap(isoSeconds), "\(complete)")
+        // The kernel's clock and Date() are the same CLOCK_REALTIME; the slack covers the
+        // microsecond rounding of the trace's times.
+        let slack = 0.000_002
+        try #require(before.timeIntervalSince1970 - slack <= sent && sent <= answered && answered <= after.timeIntervalSince1970 + slack,
+                     "Read BD_ADDR at \(sent), Command Complete at \(answered), hci ran from \(before.timeIntervalSince1970) to \(after.timeIntervalSince1970)")
+        try #require(answered < resumed.timeIntervalSince1970, "times taken at the read (resumed at \(resumed.timeIntervalSince1970))")
+        print("kernel guest: bareble-trace live, stopped during `hci 0x1009`, stamped it \(Int((resumed.timeIntervalSince1970 - sent) * 1000)) ms before it could read it (kernel time), answer \(Int((answered - sent) * 1_000_000)) µs after")
+    }
+
+    /// Seconds since the Unix epoch of the trace's "2026-11-26T07:15:30.123456Z".
+    static func isoSeconds(_ text: String) -> Double? {
+        let parts = text.dropLast().split(separator: ".")
+        guard text.hasSuffix("Z"), parts.count == 2, let fraction = Double("0." + parts[1]) else { return nil }
+        let formatter = ISO8601DateFormatter()
+        guard let whole = formatter.date(from: parts[0] + "Z") else { return nil }
+        return whole.timeIntervalSince1970 + fraction
     }
 
     /// A controller that goes away: a third /dev/vhci opened here (the kernel makes hciN
