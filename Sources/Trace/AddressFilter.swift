@@ -17,21 +17,30 @@ import SMP
 ///
 /// Cost: one AES block per IRK for each new RPA; answers are remembered per address, up to
 /// ``maximumRemembered`` (then forgotten all at once and worked out again), and forgotten
-/// whenever a new IRK is learnt.
+/// whenever a new IRK is learnt. A trace can claim any number of IRKs for the device; past
+/// ``maximumKeys`` learnt ones the oldest learnt is dropped (counted in ``forgottenKeys``;
+/// `--irk` keys are kept), so a hostile capture cannot make every RPA cost thousands of AES
+/// blocks.
 public struct AddressFilter: Sendable {
     public static let maximumRemembered = 4096
+    public static let maximumKeys = 64
 
     public let address: BluetoothAddress
     public private(set) var keys: [SMPValue128]
     /// The device's own addresses: the one asked for and the identities it resolves to.
     public private(set) var identities: Set<BluetoothAddress>
     private var remembered: [BluetoothAddress: Bool] = [:]
+    /// IRKs dropped past ``maximumKeys``.
+    public private(set) var forgottenKeys = 0
+    /// How many of ``keys`` (the first) were given, not learnt.
+    private var given = 0
 
     public init(address: BluetoothAddress, keys: [SMPValue128] = [], known: [ExchangedIdentity] = []) {
         self.address = address
         self.keys = []
         identities = [address]
         for key in keys { adopt(key, identity: nil) }
+        given = self.keys.count
         for identity in known { learn(identity) }
     }
 
@@ -45,6 +54,10 @@ public struct AddressFilter: Sendable {
     private mutating func adopt(_ irk: SMPValue128, identity: BluetoothAddress?) {
         if let identity { identities.insert(identity) }
         guard !keys.contains(irk) else { return }
+        if keys.count - given == Self.maximumKeys {
+            keys.remove(at: given)
+            forgottenKeys += 1
+        }
         keys.append(irk)
         remembered = [:]
     }

@@ -411,7 +411,7 @@ public struct TraceDecoder: Sendable {
             if let request = pending[asker]?.last {
                 pending[asker]!.removeLast()
                 if pending[asker]!.isEmpty { pending[asker] = nil }
-                packet.answers = (request.number, timestamp - request.timestamp)
+                packet.answers = (request.number, elapsed(from: request.timestamp, to: timestamp))
                 packet.decoded = .att(pdu, answering: request.request)
                 if packet.attHandle == nil { packet.attHandle = Self.handle(of: request.request) }
                 learnNames(from: pdu, answering: request.request, link: link)

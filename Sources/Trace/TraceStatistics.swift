@@ -58,7 +58,7 @@ public struct TraceStatistics: Sendable {
         var pairing = false
 
         /// Microseconds from the first packet to the last.
-        public var duration: Int64 { last - first }
+        public var duration: Int64 { elapsed(from: first, to: last) }
         public var attErrorCount: Int { attErrors.values.reduce(0, +) }
     }
 
@@ -79,7 +79,7 @@ public struct TraceStatistics: Sendable {
         /// The mean time between advertisements seen, in microseconds; nil below two. What a
         /// scanner sees: an advertisement it missed lengthens it.
         public var meanInterval: Int64? {
-            advertisements < 2 ? nil : (lastAdvertisement - firstAdvertisement) / Int64(advertisements - 1)
+            advertisements < 2 ? nil : elapsed(from: firstAdvertisement, to: lastAdvertisement) / Int64(advertisements - 1)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import BluetoothCore
 import Testing
 import TestSupport
 
@@ -164,6 +165,20 @@ import TestSupport
         #expect(text.output.contains("sent      4 packets, 32 bytes, 1600.0 B/s"), "\(text.output)")
         #expect(text.output.contains("3 notifications (150.00/s), 0 indications, 1 errors: Insufficient Authentication (0x05) x1"), "\(text.output)")
         #expect(text.output.contains("advertiser hci0 C4:4B:4D:00:00:08 (random): 4 reports, RSSI -70 to -50 dBm, mean interval 100.000 ms"), "\(text.output)")
+    }
+
+    @Test("a peer that pipelines 40 requests: the 8 past the decoder's bound are counted and said on stderr, nothing silently")
+    func boundsAreSaid() async throws {
+        var script = TraceScript()
+        script.connected(0x40, peer: BluetoothAddress("C4:4B:4D:00:00:07")!)
+        for handle in 1...UInt8(40) { script.l2cap([0x0A, handle, 0x00], sent: false) }
+        let path = RadioPeripheral.temporaryPath("pipelined.btsnoop")
+        try script.write(to: path)
+        let run = try await Self.run(Self.executable, ["read", path, "--json"])
+        #expect(run.status == 0 && run.output.split(separator: "\n").count == 41, "\(run.errors)")
+        #expect(run.errors.contains("8 ATT requests or indications left unjoined (more than 32 outstanding)"), "\(run.errors)")
+        let quiet = try await Self.run(Self.executable, ["read", path, "--json", "--connection", "64"])
+        #expect(quiet.errors.contains("8 ATT requests"), "the count does not depend on the filters: \(quiet.errors)")
     }
 
     @Test("--trace on another tool: its own traffic decoded on stderr, stdout untouched")

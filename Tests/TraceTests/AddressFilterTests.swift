@@ -105,4 +105,18 @@ import Trace
         }
         #expect(decoder.trackedSides <= 2 * TraceDecoder.maximumConnections, "\(decoder.trackedSides) sides held")
     }
+
+    /// A trace may claim any number of IRKs for the device: learnt ones are bounded (the
+    /// oldest learnt dropped and counted), and the user's own `--irk` is never the one dropped.
+    @Test func learntKeysAreBoundedAndGivenOnesKept() {
+        var filter = AddressFilter(address: Self.identity, keys: [Self.irk])
+        for n in 1...UInt128(1_000) {
+            filter.learn(ExchangedIdentity(irk: SMPValue128(n), address: Self.identity))
+        }
+        #expect(filter.keys.count == 1 + AddressFilter.maximumKeys)
+        #expect(filter.forgottenKeys == 1_000 - AddressFilter.maximumKeys)
+        #expect(filter.keys.first == Self.irk)
+        let resolved = filter.isDevice(Self.sampleRPA)
+        #expect(resolved)
+    }
 }

@@ -37,6 +37,31 @@ import Trace
         #expect(advertiser.advertisements == 3 && advertiser.meanInterval == 100_000)
     }
 
+    /// A capture's times are whatever its writer put there: a round trip, a connection's
+    /// length and an advertising interval from the far ends of Int64 saturate, never trap
+    /// (found by the `trace` fuzz target: an answer stamped before its request overflowed).
+    @Test func timesFromTheEndsOfTheRangeSaturate() throws {
+        var script = TraceScript()
+        script.now = .min
+        script.connected(0x40, peer: TraceScript.examplePeer)
+        script.advertisingReport(TraceScript.exampleAdvertiser, rssi: -60)
+        script.l2cap([0x0A, 0x03, 0x00], sent: true)
+        script.now = .max
+        script.l2cap([0x0B, 0x01], sent: false)
+        script.advertisingReport(TraceScript.exampleAdvertiser, rssi: -60)
+        script.l2cap([0x0A, 0x03, 0x00], sent: false)
+        script.now = .min
+        script.l2cap([0x0B, 0x01], sent: true)
+        script.now = .max
+        script.disconnected(0x40)
+        let statistics = Self.statistics(script.captureRecords())
+        let connection = try #require(statistics.connections.first)
+        #expect(connection.duration == .max)
+        #expect(connection.transactions.count == 2)
+        #expect(connection.transactions.percentile(0.99)! > 0)
+        #expect(statistics.advertisers.first?.meanInterval == .max)
+    }
+
     /// A pairing the peer refuses and one the link ends in the middle of.
     @Test func pairingOutcomesAreTold() throws {
         var script = TraceScript()
@@ -98,7 +123,7 @@ import Trace
             default:
                 opcode = MonitorRecord.Opcode(rawValue: UInt16.random(in: 0...16, using: &random))
             }
-            let packet = decoder.decode(CaptureRecord(number: number, index: 0, opcode: opcode, timestamp: Int64.random(in: -5...Int64.max / 2, using: &random), payload: payload))
+            let packet = decoder.decode(CaptureRecord(number: number, index: 0, opcode: opcode, timestamp: Int64.random(in: .min ... .max, using: &random), payload: payload))
             statistics.add(packet)
             database.add(packet)
             await yieldPeriodically(iteration: number)

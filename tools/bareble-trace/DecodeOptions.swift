@@ -106,5 +106,15 @@ final class TracePrinter {
     func close() {
         flush()
         capture?.close()
+        let lost = [
+            (decoder.forgottenConnections, "connections forgotten (more than \(TraceDecoder.maximumConnections) at once)"),
+            (decoder.forgottenSides, "connection sides' reassembly or pending state forgotten"),
+            (decoder.unjoinedRequests, "ATT requests or indications left unjoined (more than \(TraceDecoder.maximumOutstanding) outstanding)"),
+            (address?.forgottenKeys ?? 0, "IRKs learnt from the trace forgotten (more than \(AddressFilter.maximumKeys))"),
+        ].filter { $0.0 > 0 }
+        // The decoder's bounds only bite on damaged or hostile captures: say so, never silently.
+        if !lost.isEmpty {
+            printError("bareble-trace: " + lost.map { "\($0.0) \($0.1)" }.joined(separator: "; "))
+        }
     }
 }

@@ -140,7 +140,7 @@ struct Stats: ParsableCommand {
     static func text(_ statistics: TraceStatistics) -> String {
         var lines: [String] = []
         if let first = statistics.first, let last = statistics.last {
-            lines.append("\(statistics.packets) packets, \(fixedPoint(seconds(last - first), places: 3)) s, \(time(first)) to \(time(last))")
+            lines.append("\(statistics.packets) packets, \(fixedPoint(seconds(elapsed(from: first, to: last)), places: 3)) s, \(time(first)) to \(time(last))")
         } else {
             lines.append("0 packets")
         }

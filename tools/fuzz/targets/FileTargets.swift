@@ -1,4 +1,5 @@
 import Bonding
+import BluetoothCore
 import HCITransport
 import Trace
 
@@ -26,6 +27,8 @@ enum FileTargets {
         var decoder = TraceDecoder(showKeys: true, withFields: first & 1 == 1)
         var statistics = TraceStatistics()
         var database = TraceGATTDatabase()
+        // Identities the capture exchanges for its own first address.
+        var address = AddressFilter(address: BluetoothAddress(UInt64(first) << 40 | 0x4B_4D00_0007))
         var payload = 0
         for piece in [bytes[1..<split], bytes[split...]] {
             do {
@@ -34,11 +37,14 @@ enum FileTargets {
                     let packet = decoder.decode(record)
                     statistics.add(packet)
                     database.add(packet)
+                    _ = address.matches(packet)
                 }
             } catch { break }
         }
         _ = try? database.result()
-        for connection in statistics.connections { _ = connection.transactions.percentile(0.99) }
+        for connection in statistics.connections { _ = (connection.transactions.percentile(0.99), connection.duration) }
+        for advertiser in statistics.advertisers { _ = advertiser.meanInterval }
+        expect(address.keys.count <= AddressFilter.maximumKeys, "\(address.keys.count) IRKs kept")
         expect(payload <= bytes.count, "\(payload) payload bytes from a \(bytes.count)-byte capture")
     }
 }
