@@ -1,0 +1,138 @@
+import ATT
+@testable import BareBLE
+import BluetoothCore
+import Bonding
+import Foundation
+@testable import GATT
+import HCI
+@testable import L2CAP
+import SMP
+import Testing
+import TestSupport
+
+/// A central that connects, subscribes, encrypts with its bond and leaves, again and again:
+/// once a link ended nothing of it may stay, neither its objects nor an entry keyed by its
+/// handle (the radio's controller reuses handle 1, so a stale entry would be overwritten,
+/// not piled up: the tables are checked empty, not just bounded). What memory the process
+/// keeps over many reconnects is measured on the tool's process (PeripheralToolReconnectTests).
+@Suite(.serialized) struct PeripheralReconnect {
+    static let batteryLevel = BluetoothUUID(UInt16(0x2A19))
+
+    /// Weak references to what one link was made of.
+    final class Remains: @unchecked Sendable {
+        weak var remote: RemoteCentral?
+        weak var connection: Connection?
+        weak var att: ATTClient?
+        weak var server: ATTServer?
+        weak var security: SecurityManager?
+
+        init(_ remote: RemoteCentral) {
+            self.remote = remote
+            connection = remote.connection
+            att = remote.att
+            server = remote.server
+            security = remote.security
+        }
+
+        var alive: [String] {
+            [("RemoteCentral", remote as AnyObject?), ("Connection", connection), ("ATTClient", att), ("ATTServer", server), ("SecurityManager", security)]
+                .compactMap { $0.1 == nil ? nil : $0.0 }
+        }
+    }
+
+    @Test("connect, subscribe, encrypt with the bond, disconnect: every link's objects are freed and every table keyed by its handle is empty")
+    func cycles() async throws {
+        let cycles = ProcessInfo.processInfo.environment["BAREBLE_RECONNECT_CYCLES"].flatMap(Int.init) ?? 20
+        let central = try await PeripheralRadio.open()
+        defer { central.close() }
+        let address = try #require(central.controller.info?.address)
+        central.security = SecurityPolicy(bonds: try BondStore(directory: PeripheralHostPairing.bondDirectory(), identity: .public(address)))
+        let manager = try PeripheralManager(
+            central: central, advertising: try PeripheralRadio.options(name: "BareBLE-Cycles"),
+            services: [GATTDatabase.Service(uuid: BluetoothUUID(UInt16(0x180F)), characteristics: [
+                .init(uuid: Self.batteryLevel, properties: [.read, .notify], value: [87],
+                      descriptors: [.init(uuid: GATTUUID.clientCharacteristicConfiguration)]),
+            ])])
+        let events = EventReader(manager.events())
+        try await manager.startAdvertising()
+        let cccd = try #require(manager.database.characteristic(Self.batteryLevel)?.clientCharacteristicConfigurationHandle)
+        let name = try await PeripheralRadio.addCentral()
+        try await PeripheralRadio.log.get().control("pairing \(name) io=no-input-no-output sc=1 mitm=0 bonding=1")
+        var remains: [Remains] = []
+        for cycle in 1...cycles {
+            try await PeripheralRadio.central(name, "connect \(address)")
+            let remote = try await events.next("connection \(cycle)") { event -> RemoteCentral? in
+                if case let .host(.connected(remote)) = event { remote } else { nil }
+            }
+            if cycle == 1 {
+                #expect(try await PeripheralRadio.central(name, "pair", timeout: .seconds(100))["paired"] as? Bool == true)
+                try await PeripheralRadio.central(name, "write \(cccd) 0100")
+            } else {
+                // Gone straight after encrypting: the restore of its CCCDs races the end.
+                #expect(try await PeripheralRadio.central(name, "encrypt")["encrypted"] as? Bool == true)
+            }
+            try await PeripheralRadio.central(name, "disconnect")
+            _ = try await events.next("disconnection \(cycle)") { event -> Bool? in
+                if case let .host(.disconnected(ended, _)) = event, ended === remote { true } else { nil }
+            }
+            remains.append(Remains(remote))
+        }
+        // The last link's own task may still be reporting its end; every earlier one is over.
+        let leftovers = remains.dropLast().enumerated().filter { !$0.element.alive.isEmpty }
+        #expect(leftovers.isEmpty, "links still alive: \(leftovers.prefix(3).map { "cycle \($0.offset + 1): \($0.element.alive)" })")
+        #expect(manager.host.links.isEmpty)
+        let links = manager.links.withLock { $0 }
+        #expect(links.servers.isEmpty && links.indicationsPending.isEmpty && links.waitingForRoom.isEmpty && links.restored.isEmpty,
+                "servers \(links.servers.keys), indications \(links.indicationsPending), waiting \(links.waitingForRoom), restored \(links.restored)")
+        #expect(manager.store.state.withLock { $0.clients.isEmpty }, "clients \(manager.store.state.withLock { $0.clients.keys })")
+        #expect(try #require(central.channels).state.withLock { $0.connections.isEmpty })
+        #expect(try #require(central.connector).connections.isEmpty)
+    }
+}
+
+/// The central role the same way: our Central connects to the radio's HRM peripheral,
+/// discovers (from its cache after the first time), subscribes and disconnects, again and
+/// again; each ``Peripheral`` and its link must be freed once the caller drops it.
+@Suite(.serialized) struct CentralReconnect {
+    final class Remains: @unchecked Sendable {
+        weak var peripheral: Peripheral?
+        weak var connection: Connection?
+        weak var att: ATTClient?
+        weak var gatt: GATTClient?
+
+        init(_ peripheral: Peripheral) {
+            self.peripheral = peripheral
+            connection = peripheral.connection
+            att = peripheral.att
+            gatt = peripheral.gatt
+        }
+
+        var alive: [String] {
+            [("Peripheral", peripheral as AnyObject?), ("Connection", connection), ("ATTClient", att), ("GATTClient", gatt)]
+                .compactMap { $0.1 == nil ? nil : $0.0 }
+        }
+    }
+
+    @Test("connect, discover, subscribe, disconnect cycles: every Peripheral and its link are freed, no table keeps its handle")
+    func cycles() async throws {
+        let harness = try GATTFacadeVirtualRadio.harness.get()
+        let central = try Central.open(.tcp(host: "127.0.0.1", port: harness.radio.tcpPort))
+        defer { central.close() }
+        try await central.powerOn()
+        let heartRate = BluetoothUUID(UInt16(0x2A37))
+        var remains: [Remains] = []
+        for _ in 1...20 {
+            let peripheral = try await central.connect(to: GATTFacadeVirtualRadio.peripheral, timeout: .seconds(5))
+            try await peripheral.discoverServices()
+            let beats = try await peripheral.notifications(for: try #require(peripheral.characteristic(heartRate)))
+            try await peripheral.disconnect()
+            for await _ in beats {}
+            remains.append(Remains(peripheral))
+        }
+        // The last link's own tasks may still be ending; every earlier one is over.
+        let leftovers = remains.dropLast().enumerated().filter { !$0.element.alive.isEmpty }
+        #expect(leftovers.isEmpty, "links still alive: \(leftovers.prefix(3).map { "cycle \($0.offset + 1): \($0.element.alive)" })")
+        #expect(try #require(central.channels).state.withLock { $0.connections.isEmpty })
+        #expect(try #require(central.connector).connections.isEmpty)
+    }
+}
