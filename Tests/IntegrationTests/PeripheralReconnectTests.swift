@@ -18,28 +18,6 @@ import TestSupport
 @Suite(.serialized) struct PeripheralReconnect {
     static let batteryLevel = BluetoothUUID(UInt16(0x2A19))
 
-    /// Weak references to what one link was made of.
-    final class Remains: @unchecked Sendable {
-        weak var remote: RemoteCentral?
-        weak var connection: Connection?
-        weak var att: ATTClient?
-        weak var server: ATTServer?
-        weak var security: SecurityManager?
-
-        init(_ remote: RemoteCentral) {
-            self.remote = remote
-            connection = remote.connection
-            att = remote.att
-            server = remote.server
-            security = remote.security
-        }
-
-        var alive: [String] {
-            [("RemoteCentral", remote as AnyObject?), ("Connection", connection), ("ATTClient", att), ("ATTServer", server), ("SecurityManager", security)]
-                .compactMap { $0.1 == nil ? nil : $0.0 }
-        }
-    }
-
     @Test("connect, subscribe, encrypt with the bond, disconnect: every link's objects are freed and every table keyed by its handle is empty")
     func cycles() async throws {
         let cycles = ProcessInfo.processInfo.environment["BAREBLE_RECONNECT_CYCLES"].flatMap(Int.init) ?? 20
@@ -75,7 +53,10 @@ import TestSupport
             _ = try await events.next("disconnection \(cycle)") { event -> Bool? in
                 if case let .host(.disconnected(ended, _)) = event, ended === remote { true } else { nil }
             }
-            remains.append(Remains(remote))
+            remains.append(Remains([
+                ("RemoteCentral", remote), ("Connection", remote.connection), ("ATTClient", remote.att),
+                ("ATTServer", remote.server), ("SecurityManager", remote.security),
+            ]))
         }
         // The last link's own task may still be reporting its end; every earlier one is over.
         let leftovers = remains.dropLast().enumerated().filter { !$0.element.alive.isEmpty }
@@ -94,25 +75,6 @@ import TestSupport
 /// discovers (from its cache after the first time), subscribes and disconnects, again and
 /// again; each ``Peripheral`` and its link must be freed once the caller drops it.
 @Suite(.serialized) struct CentralReconnect {
-    final class Remains: @unchecked Sendable {
-        weak var peripheral: Peripheral?
-        weak var connection: Connection?
-        weak var att: ATTClient?
-        weak var gatt: GATTClient?
-
-        init(_ peripheral: Peripheral) {
-            self.peripheral = peripheral
-            connection = peripheral.connection
-            att = peripheral.att
-            gatt = peripheral.gatt
-        }
-
-        var alive: [String] {
-            [("Peripheral", peripheral as AnyObject?), ("Connection", connection), ("ATTClient", att), ("GATTClient", gatt)]
-                .compactMap { $0.1 == nil ? nil : $0.0 }
-        }
-    }
-
     @Test("connect, discover, subscribe, disconnect cycles: every Peripheral and its link are freed, no table keeps its handle")
     func cycles() async throws {
         let harness = try GATTFacadeVirtualRadio.harness.get()
@@ -127,7 +89,9 @@ import TestSupport
             let beats = try await peripheral.notifications(for: try #require(peripheral.characteristic(heartRate)))
             try await peripheral.disconnect()
             for await _ in beats {}
-            remains.append(Remains(peripheral))
+            remains.append(Remains([
+                ("Peripheral", peripheral), ("Connection", peripheral.connection), ("ATTClient", peripheral.att), ("GATTClient", peripheral.gatt),
+            ]))
         }
         // The last link's own tasks may still be ending; every earlier one is over.
         let leftovers = remains.dropLast().enumerated().filter { !$0.element.alive.isEmpty }
@@ -135,4 +99,18 @@ import TestSupport
         #expect(try #require(central.channels).state.withLock { $0.connections.isEmpty })
         #expect(try #require(central.connector).connections.isEmpty)
     }
+}
+
+/// Weak references to what one link was made of, by name: which are still alive.
+final class Remains: @unchecked Sendable {
+    private final class Reference {
+        weak var object: AnyObject?
+        init(_ object: AnyObject?) { self.object = object }
+    }
+
+    private let references: [(name: String, reference: Reference)]
+
+    init(_ objects: [(String, AnyObject?)]) { references = objects.map { ($0.0, Reference($0.1)) } }
+
+    var alive: [String] { references.compactMap { $0.reference.object == nil ? nil : $0.name } }
 }
