@@ -47,7 +47,8 @@ public final class ANCSConsumer: Sendable {
     public let manager: PeripheralManager
     public let options: Options
     private let listeners = Listeners<ANCSConsumerEvent>(bufferLimit: ANCSConsumer.eventBufferLimit)
-    private let state = Lock(State())
+    /// Internal, not private: the soak checks that every link's entry goes.
+    let state = Lock(State())
 
     struct State: Sendable {
         var links: [UInt16: ANCSLink] = [:]

@@ -21,7 +21,7 @@ final class KernelLink: PeripheralLink {
     let handle: UInt16
     /// The level last read from the socket, and who is told when it moves.
     private let observedLevel: Lock<KernelL2CAPSocket.SecurityLevel?>
-    private let securityObserver: Lock<(@Sendable () -> Void)?>
+    private let securityObserver: Lock<SecurityObserver>
     /// The level ``secure(explicit:)`` asks for: what the pairing configuration demands.
     let level: KernelL2CAPSocket.SecurityLevel
     let securityTimeout: Duration
@@ -34,7 +34,7 @@ final class KernelLink: PeripheralLink {
         self.socket = socket
         self.handle = handle
         let observedLevel = Lock(socket.securityLevel)
-        let observer = Lock<(@Sendable () -> Void)?>(nil)
+        let observer = Lock(SecurityObserver())
         self.observedLevel = observedLevel
         securityObserver = observer
         bearer = KernelSocketBearer(socket: socket, willDeliver: { Self.checkSecurity(socket, observedLevel, observer) })
@@ -84,19 +84,27 @@ final class KernelLink: PeripheralLink {
 
     func attach(_ client: ATTClient) { att.withLock { $0 = client } }
 
+    /// Who is told when the level moves, read before every PDU. In a struct: a closure kept
+    /// bare in a `Lock` comes back from every `withLock { $0 }` wrapped in two more
+    /// reabstraction thunks, so each PDU grew a chain the link kept until its end, whose
+    /// release then overflowed the stack (200,000 PDUs: signal 11).
+    struct SecurityObserver: Sendable {
+        var changed: (@Sendable () -> Void)?
+    }
+
     /// `changed` is told (on the reader thread, before the PDU that revealed it is handed
     /// on) whenever the link's security level differs from the last one read; checked
     /// once at once, for a change before the observer was in place.
     func observeSecurity(_ changed: @escaping @Sendable () -> Void) {
-        securityObserver.withLock { $0 = changed }
+        securityObserver.withLock { $0.changed = changed }
         Self.checkSecurity(socket, observedLevel, securityObserver)
     }
 
     private static func checkSecurity(
-        _ socket: KernelL2CAPSocket, _ observed: Lock<KernelL2CAPSocket.SecurityLevel?>, _ observer: Lock<(@Sendable () -> Void)?>
+        _ socket: KernelL2CAPSocket, _ observed: Lock<KernelL2CAPSocket.SecurityLevel?>, _ observer: Lock<SecurityObserver>
     ) {
         // A link nobody watches (ours as central) skips the system call.
-        guard let changed = observer.withLock({ $0 }) else { return }
+        guard let changed = observer.withLock({ $0.changed }) else { return }
         let now = socket.securityLevel
         let moved = observed.withLock { last in
             defer { last = now }

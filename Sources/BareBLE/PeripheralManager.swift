@@ -71,7 +71,8 @@ public final class PeripheralManager: Sendable {
     public let store: GATTServerStore
     private let serving: PeripheralServerStore
     private let listeners: Listeners<PeripheralManagerEvent>
-    private let links: Lock<Links>
+    /// Internal, not private: the reconnect tests check that every link's entries go.
+    let links: Lock<Links>
     private let forwarding = Lock<Task<Void, Never>?>(nil)
 
     struct Links: Sendable {

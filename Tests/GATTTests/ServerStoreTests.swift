@@ -316,6 +316,23 @@ import Testing
         #expect(store.admit(Self.writeCommand, context: Self.context(2)) == .databaseOutOfSync)
     }
 
+    /// The confirmation of a Service Changed indication is taken by a task that may run
+    /// after the link ended (the manager's): it must not bring back the client the link's
+    /// end removed. Such an entry was kept until the controller gave the handle to another
+    /// central, which then inherited it: made change-unaware by the next database change
+    /// while it was not even connected, and refused Database Out Of Sync (0x12) where a
+    /// new client starts change-aware (Part G 2.5.2.1).
+    @Test func aConfirmationAfterTheBearerClosedLeavesNothingForTheHandlesNextClient() async throws {
+        let store = try Self.makeStore()
+        #expect(try await write(store, 0x0009, [0x02, 0x00], bearer: 3) == nil)
+        store.bearerClosed(Self.context(3))
+        store.serviceChangedConfirmed(bearer: 3)
+        _ = try store.addServices([declaredBattery()])
+        // A new central on the reused handle, with robust caching.
+        #expect(try await write(store, 0x000B, [0x01], bearer: 3) == nil)
+        #expect(store.admit(Self.writeCommand, context: Self.context(3)) == nil)
+    }
+
     /// A bond keeps CCCDs and features; the client comes back change-aware only under the
     /// same hash.
     @Test func bondedStateRoundTrips() async throws {

@@ -145,6 +145,16 @@ final class ToolProcess: @unchecked Sendable {
         var output: String
     }
 
+    /// The tool's resident memory now (VmRSS), in kB.
+    var residentKilobytes: Int { Self.residentKilobytes(of: "\(process.processIdentifier)") }
+
+    /// VmRSS of process `pid` ("self": this one), in kB, from /proc; 0 when unreadable.
+    static func residentKilobytes(of pid: String) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+        return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
+    }
+
     /// Ends the tool if it still runs (SIGTERM): a test that failed half-way must not leave
     /// it holding the controller the next test opens.
     func stop() {

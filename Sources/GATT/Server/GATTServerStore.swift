@@ -171,10 +171,13 @@ public final class GATTServerStore: ATTAttributeStore {
     }
 
     /// The client on `bearer` confirmed a Service Changed indication: it knows of the
-    /// change, so it is change-aware again (BlueZ does the same on the confirmation).
+    /// change, so it is change-aware again (BlueZ does the same on the confirmation). Only
+    /// a client still here: one that was indicated had subscribed, so it has an entry
+    /// until its bearer closed, and a confirmation taken after that must not bring the
+    /// entry back for the next central the handle is given to.
     public func serviceChangedConfirmed(bearer: UInt16) {
         state.withLock { state in
-            state.clients[bearer, default: GATTServerClient()].isChangeAware = true
+            state.clients[bearer]?.isChangeAware = true
         }
     }
 
