@@ -275,7 +275,9 @@ public final class PeripheralManager: Sendable {
             return saved
         }
         guard let saved else { return }
-        store.restoreBondedState(saved, bearer: bearer)
+        // The link may close while this runs on the event task, before its disconnection
+        // is handled: its server marks itself closed before the store forgets the bearer.
+        store.restoreBondedState(saved, bearer: bearer, ifOpen: { remote.server?.closedReason == nil })
         let restored = store.bondedState(bearer: bearer)
         guard !restored.wasChangeAware, let handle = store.database.characteristic(GATTUUID.serviceChanged)?.valueHandle,
             ClientCharacteristicConfiguration(rawValue: restored.configurations[handle] ?? 0).contains(.indication)

@@ -333,6 +333,18 @@ import Testing
         #expect(store.admit(Self.writeCommand, context: Self.context(3)) == nil)
     }
 
+    /// The manager restores a bonded central's CCCDs on its event task, which can run after
+    /// the link's server closed: nothing may be left for the next central on the handle.
+    @Test func aRestoreAfterTheBearerClosedLeavesNothingForTheHandlesNextClient() async throws {
+        let store = try Self.makeStore()
+        #expect(try await write(store, 0x0016, [0x02, 0x00], bearer: 3) == nil)
+        let bonded = store.bondedState(bearer: 3)
+        store.bearerClosed(Self.context(3))
+        store.restoreBondedState(bonded, bearer: 3, ifOpen: { false })
+        #expect(store.subscribers(of: 0x0014).isEmpty)
+        #expect(store.bondedState(bearer: 3).configurations.isEmpty)
+    }
+
     /// A bond keeps CCCDs and features; the client comes back change-aware only under the
     /// same hash.
     @Test func bondedStateRoundTrips() async throws {
@@ -344,18 +356,18 @@ import Testing
         #expect(bonded.wasChangeAware)
         store.bearerClosed(Self.context(1))
 
-        store.restoreBondedState(bonded, bearer: 7)
+        store.restoreBondedState(bonded, bearer: 7, ifOpen: { true })
         #expect(try await read(store, 0x0016, bearer: 7) == .success([0x02, 0x00]))
         #expect(try await read(store, 0x000B, bearer: 7) == .success([0x01]))
         #expect(store.admit(Self.readRequest, context: Self.context(7)) == nil)
 
         _ = try store.addServices([declaredBattery()])
-        store.restoreBondedState(bonded, bearer: 8)
+        store.restoreBondedState(bonded, bearer: 8, ifOpen: { true })
         #expect(store.admit(Self.readRequest, context: Self.context(8)) == .databaseOutOfSync)
         // A stale CCCD on a handle that can no longer indicate is dropped.
         var stale = bonded
         stale.configurations = [0x0012: 0x0001, 0x0014: 0x0002]
-        store.restoreBondedState(stale, bearer: 9)
+        store.restoreBondedState(stale, bearer: 9, ifOpen: { true })
         #expect(store.bondedState(bearer: 9).configurations == [0x0014: 0x0002])
     }
 

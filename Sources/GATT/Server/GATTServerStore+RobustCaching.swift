@@ -53,8 +53,14 @@ extension GATTServerStore {
     /// change-aware only when it was and the database is the one it was then. CCCDs of
     /// characteristics that can no longer notify or indicate are dropped, so a changed
     /// database never keeps a subscription on a handle that now means something else.
-    public func restoreBondedState(_ bonded: GATTBondedClientState, bearer: UInt16) {
+    ///
+    /// `isOpen` is asked under the store's lock: a restore that runs after the bearer
+    /// closed (its server's closing, which ends with ``bearerClosed(_:)``, comes first)
+    /// leaves nothing for the next client the handle is given to. It must not call into
+    /// the store.
+    public func restoreBondedState(_ bonded: GATTBondedClientState, bearer: UInt16, ifOpen isOpen: () -> Bool) {
         state.withLock { state in
+            guard isOpen() else { return }
             var properties: [UInt16: CharacteristicProperties] = [:]
             for characteristic in state.database.services.flatMap(\.characteristics) {
                 properties[characteristic.valueHandle] = characteristic.properties

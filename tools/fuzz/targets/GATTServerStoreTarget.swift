@@ -62,7 +62,7 @@ enum GATTServerStoreTarget {
             case 5:
                 _ = try? store.removeService(at: rest.first.map { UInt16($0) } ?? 0)
             default:
-                store.restoreBondedState(store.bondedState(bearer: bearer), bearer: bearer)
+                store.restoreBondedState(store.bondedState(bearer: bearer), bearer: bearer, ifOpen: { true })
             }
             expect(store.databaseHash == store.database.computedHash, "the served hash is the database's")
             for bearer: UInt16 in 0...3 {
