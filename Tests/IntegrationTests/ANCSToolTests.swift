@@ -54,4 +54,49 @@ import TestSupport
         #expect(objects.last?["title"] as? String == "second")
         try await Self.radio.get().phone(phone, "leave", timeout: .seconds(30))
     }
+
+    /// The soak on the tool's own process (the test process's RSS holds the radio's whole
+    /// event log): the phone leaves and comes back from a new RPA again and again, a
+    /// notification added each time is printed, nothing pairs again, and the tool's RSS
+    /// stays flat over the second half (the first half warms the allocator up). `BAREBLE_ANCS_SOAK_CYCLES` sets the cycles (40 by
+    /// default, at least 20; 200 for the figure in specs/ancs.md).
+    @Test("run: 40 reconnects from new RPAs, every notification printed, no new pairing, the tool's RSS under 5 kB a cycle over the second half")
+    func reconnectsKeepMemoryFlat() async throws {
+        let cycles = max(20, ProcessInfo.processInfo.environment["BAREBLE_ANCS_SOAK_CYCLES"].flatMap(Int.init) ?? 40)
+        let warmUp = cycles / 2
+        let harness = try Self.radio.get().harness
+        let phone = try await Self.radio.get().addPhone("present=0")
+        let tool = try ToolProcess(
+            ["run", "--json", "--name", "BareBLE-ANCS-R", "--bond-dir", RadioPeripheral.temporaryPath("ancs-soak-bonds"),
+             "--transport", "tcp:127.0.0.1:\(harness.radio.tcpPort)"],
+            tool: "bareble-ancs", input: true)
+        defer { tool.stop() }
+        _ = try await tool.next("advertising") { $0["event"] as? String == "advertising" }
+        try await Self.radio.get().phone(phone, "return")
+        _ = try await tool.next("paired", timeout: .seconds(60)) { $0["event"] as? String == "paired" && $0["bonded"] as? Bool == true }
+        _ = try await tool.next("subscribed", timeout: .seconds(60)) { $0["event"] as? String == "subscribed" }
+        var resident: [Int: Int] = [:]
+        var missed = 0
+        for cycle in 1...cycles {
+            try await Self.radio.get().phone(phone, "reconnect", timeout: .seconds(90))
+            _ = try await tool.next("subscribed again \(cycle)", timeout: .seconds(60)) {
+                if $0["event"] as? String == "paired" { Issue.record("paired again in cycle \(cycle)") }
+                return $0["event"] as? String == "subscribed"
+            }
+            let ack = try await Self.radio.get().phone(phone, #"add {"title": "cycle \#(cycle)"}"#)
+            let uid = try #require(ack["uid"] as? Int)
+            let told = try await tool.next("cycle \(cycle)'s notification", timeout: .seconds(30)) {
+                $0["event"] as? String == "notification" && $0["kind"] as? String == "added" && $0["uid"] as? Int == uid
+            }
+            if told.object["title"] as? String != "cycle \(cycle)" { missed += 1 }
+            try await Self.radio.get().phone(phone, "remove \(uid)")
+            if [10, warmUp, cycles].contains(cycle) { resident[cycle] = tool.residentKilobytes }
+        }
+        let start = try #require(resident[warmUp]), end = try #require(resident[cycles])
+        let perCycle = Double(end - start) / Double(cycles - warmUp)
+        print("bareble-ancs run: RSS \(resident.sorted { $0.key < $1.key }.map { "\($0.value) kB after \($0.key)" }.joined(separator: ", ")) cycles; \(String(format: "%.1f", perCycle)) kB a cycle after \(warmUp); missed \(missed)")
+        #expect(missed == 0)
+        #expect(start > 0 && perCycle < 5, "RSS grew from \(start) kB to \(end) kB over \(cycles - warmUp) reconnects")
+        try await Self.radio.get().phone(phone, "leave", timeout: .seconds(30))
+    }
 }
