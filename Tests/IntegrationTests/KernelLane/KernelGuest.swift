@@ -18,6 +18,7 @@ enum KernelGuestCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
     case rawToolReadPairsThroughKernel
     case rawSecurityHighAsksTheDelegate
     case rawToolPairTypesThePasskey
+    case rawBondsSurviveRestart
     case rawPeripheralServesThroughKernel
     case userChannelGATT
     case userChannelHeldByAnother
@@ -39,6 +40,7 @@ enum KernelGuestCase: String, CaseIterable, Sendable, CustomTestStringConvertibl
         case .rawToolReadPairsThroughKernel: KernelToolCases.readPairsThroughKernel
         case .rawSecurityHighAsksTheDelegate: KernelSecurityCases.highAsksTheDelegate
         case .rawToolPairTypesThePasskey: KernelToolCases.pairTypesThePasskey
+        case .rawBondsSurviveRestart: KernelBondCases.bondsSurviveRestart
         case .rawPeripheralServesThroughKernel: KernelPeripheralCases.servesThroughKernel
         case .userChannelGATT: KernelUserChannelCases.gatt
         case .userChannelHeldByAnother: KernelUserChannelCases.heldByAnother
