@@ -138,6 +138,13 @@ public final class Central: Sendable {
         }
     }
 
+    /// What became of the keys the kernel reported since the bond store was attached
+    /// (hci-raw:N); nil before, or without a store.
+    public var kernelBondCounters: KernelBondCounters? {
+        guard case let .attached(bonds) = kernelKeys.withLock({ $0 }) else { return nil }
+        return bonds.counters
+    }
+
     /// Why the kernel's keys are not kept in the bond store (hci-raw:N), if they are not.
     public var kernelBondsProblem: String? {
         guard case let .failed(error) = kernelKeys.withLock({ $0 }) else { return nil }

@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// Keys arrive on the monitor's reader thread and are written on a task of their own (the
 /// reader never does file I/O), through a queue of at most ``queueLimit`` events; when it
-/// is full the newest is dropped and counted (``Counters/dropped``): the kernel reports a
+/// is full the newest is dropped and counted (``KernelBondCounters/dropped``): the kernel reports a
 /// handful of keys per pairing, so only a flood of foreign events could fill it.
 final class KernelBonds: Sendable {
     static let queueLimit = 64
@@ -27,22 +27,8 @@ final class KernelBonds: Sendable {
     private let queue: AsyncStream<KernelKeyEvent.Received>.Continuation
     private let state = Lock(State())
 
-    /// What happened to the keys the kernel reported.
-    struct Counters: Sendable, Equatable {
-        /// Written to the store.
-        var kept = 0
-        /// Store_Hint 0: a pairing without bonding, or a peer whose address will change.
-        var notPersistent = 0
-        /// Debug keys, connection parameters of unbonded peers, malformed values.
-        var refused = 0
-        /// The queue was full.
-        var dropped = 0
-        /// The store refused the write (its error goes to the pairing's caller).
-        var failed = 0
-    }
-
     private struct State: Sendable {
-        var counters = Counters()
+        var counters = KernelBondCounters()
         var answers = PendingAnswers<Kind, Bool, BondStoreError>()
     }
 
@@ -76,7 +62,7 @@ final class KernelBonds: Sendable {
         self.queue = queue
     }
 
-    var counters: Counters { state.withLock { $0.counters } }
+    var counters: KernelBondCounters { state.withLock { $0.counters } }
 
     /// Stops keeping keys; a pairing still waiting for its keys is released.
     func close() {
@@ -105,7 +91,7 @@ final class KernelBonds: Sendable {
         }
     }
 
-    private func count(_ counter: WritableKeyPath<Counters, Int>) {
+    private func count(_ counter: WritableKeyPath<KernelBondCounters, Int>) {
         state.withLock { $0.counters[keyPath: counter] += 1 }
     }
 
@@ -141,4 +127,18 @@ extension KernelBonds: PendingAnswersOwner {
     func withPendingAnswers<Result>(_ body: (inout PendingAnswers<Kind, Bool, BondStoreError>) -> Result) -> Result {
         state.withLock { body(&$0.answers) }
     }
+}
+
+/// What happened to the keys the kernel reported.
+public struct KernelBondCounters: Sendable, Equatable {
+    /// Written to the store.
+    public var kept = 0
+    /// Store_Hint 0: a pairing without bonding, or a peer whose address will change.
+    public var notPersistent = 0
+    /// Debug keys, connection parameters of unbonded peers, malformed values.
+    public var refused = 0
+    /// The queue was full.
+    public var dropped = 0
+    /// The store refused the write (its error goes to the pairing's caller).
+    public var failed = 0
 }

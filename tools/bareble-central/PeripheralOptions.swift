@@ -86,6 +86,7 @@ struct PeripheralOptions: ParsableArguments {
         } catch {
             throw ToolError(userMessage(error))
         }
+        if let problem = central.kernelBondsProblem { printError("warning: \(problem)") }
         let result: Result<T, any Error>
         do { result = .success(try await body(central, peripheral)) } catch { result = .failure(error) }
         try? await peripheral.disconnect()
