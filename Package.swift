@@ -64,7 +64,7 @@ let package = Package(
         ),
         // The bond store (files) and privacy (our RPAs, resolving peers'): above SMP, whose
         // keys it keeps, and HCI, whose advertising and resolving list it drives.
-        .target(name: "Bonding", dependencies: ["BluetoothCore", "HCI", "SMP"], swiftSettings: strict),
+        .target(name: "Bonding", dependencies: ["BluetoothCore", "HCI", "HCITransport", "SMP"], swiftSettings: strict),
         .target(name: "Beacon", dependencies: ["BluetoothCore", "HCI"], swiftSettings: strict),
         // Apple's Notification Center and Media services, consumer side: codecs and the
         // session state machine, no I/O.

@@ -43,6 +43,14 @@ public final class Central: Sendable {
     private let policy: Lock<SecurityPolicy>
     /// Repeated-attempts backoff shared by every link of this Central.
     let attempts = RepeatedAttemptsRecord()
+    /// Beside the kernel: its keys kept in the policy's bond store, from the first need on.
+    private let kernelKeys = Lock(KernelKeysAttachment.notYet)
+
+    private enum KernelKeysAttachment: Sendable {
+        case notYet
+        case attached(KernelBonds)
+        case failed(TransportError)
+    }
 
     /// Who makes this Central's connections.
     private enum Links: Sendable {
@@ -102,7 +110,46 @@ public final class Central: Sendable {
 
     /// Closes the transport: every connection ends and every pending operation fails.
     public func close() {
+        if case let .attached(bonds) = kernelKeys.withLock({ $0 }) { bonds.close() }
         controller.close()
+    }
+
+    /// Beside the kernel with a bond store: the store loaded into the kernel and the
+    /// kernel's new keys kept in it, attached the first time a link or a ``PeripheralHost``
+    /// needs the kernel (the store of the policy at that time). Nil without a store, on
+    /// our own host, or when the management interface refused (``kernelBondsProblem``):
+    /// links still work then, with the kernel's keys in its memory only.
+    func kernelBonds() -> KernelBonds? {
+        guard case let .kernel(adapter) = links, let store = security.bonds else { return nil }
+        return kernelKeys.withLock { attachment in
+            switch attachment {
+            case let .attached(bonds): return bonds
+            case .failed: return nil
+            case .notYet:
+                do throws(TransportError) {
+                    let bonds = try KernelBonds.attach(adapter: adapter, store: store)
+                    attachment = .attached(bonds)
+                    return bonds
+                } catch {
+                    attachment = .failed(error)
+                    return nil
+                }
+            }
+        }
+    }
+
+    /// What became of the keys the kernel reported since the bond store was attached
+    /// (hci-raw:N); nil before, or without a store.
+    public var kernelBondCounters: KernelBondCounters? {
+        guard case let .attached(bonds) = kernelKeys.withLock({ $0 }) else { return nil }
+        return bonds.counters
+    }
+
+    /// Why the kernel's keys are not kept in the bond store (hci-raw:N), if they are not.
+    public var kernelBondsProblem: String? {
+        guard case let .failed(error) = kernelKeys.withLock({ $0 }) else { return nil }
+        return "the kernel's keys are not kept in the bond store (bonds last until the adapter is removed or the machine restarts): "
+            + "\(error) (the management interface needs CAP_NET_ADMIN)"
     }
 
     /// The controller's state, as `CBManagerState` tells it.
@@ -134,7 +181,7 @@ public final class Central: Sendable {
         let security = self.security
         switch links {
         case let .kernel(adapter):
-            link = try await KernelLink.connect(to: peer, adapter: adapter, security: security, timeout: timeout)
+            link = try await KernelLink.connect(to: peer, adapter: adapter, security: security, bonds: kernelBonds(), timeout: timeout)
         case let .host(channels, connector):
             let connection: Connection
             do {

@@ -29,10 +29,13 @@ final class KernelLink: PeripheralLink {
     let responder: (any KernelPairingResponder)?
     /// Set once the ATT client exists: its bearer's end is the link's end.
     private let att = Lock<ATTClient?>(nil)
+    /// Where the kernel's keys are kept (a link we connected, with a bond store).
+    let bonds: KernelBonds?
 
-    init(socket: KernelL2CAPSocket, security: SecurityPolicy, handle: UInt16 = 0, securityTimeout: Duration = .seconds(30)) {
+    init(socket: KernelL2CAPSocket, security: SecurityPolicy, bonds: KernelBonds? = nil, handle: UInt16 = 0, securityTimeout: Duration = .seconds(30)) {
         self.socket = socket
         self.handle = handle
+        self.bonds = bonds
         let observedLevel = Lock(socket.securityLevel)
         let observer = Lock(SecurityObserver())
         self.observedLevel = observedLevel
@@ -46,14 +49,48 @@ final class KernelLink: PeripheralLink {
     /// Connects the ATT socket to `peer` through hci`adapter`, after telling the kernel
     /// the policy's IO capability: the kernel fixes a link's IO capability (and so the
     /// pairing method) when the link is made.
-    static func connect(to peer: DeviceAddress, adapter: Int, security: SecurityPolicy, timeout: Duration) async throws(PeripheralError) -> KernelLink {
+    /// A peer bonded in the store gets its link encrypted at once (unless the policy says
+    /// otherwise), with the key loaded into the kernel: at `high` when the bond is
+    /// authenticated, else `medium`. A key the peer lost fails here, never as a plaintext
+    /// link.
+    static func connect(
+        to peer: DeviceAddress, adapter: Int, security: SecurityPolicy, bonds: KernelBonds?, timeout: Duration
+    ) async throws(PeripheralError) -> KernelLink {
         do { try giveIOCapability(adapter: adapter, security) } catch { throw .kernelSocket(error) }
+        let socket: KernelL2CAPSocket
         do {
-            let socket = try await KernelL2CAPSocket.connect(to: peer, adapter: adapter, security: .low, timeout: timeout)
-            return KernelLink(socket: socket, security: security)
+            socket = try await KernelL2CAPSocket.connect(to: peer, adapter: adapter, security: .low, timeout: timeout)
         } catch {
             throw .kernelSocket(error)
         }
+        let link = KernelLink(socket: socket, security: security, bonds: bonds)
+        if security.encryptsBondedPeersAtConnect, let bond = link.storedBond, bonds != nil {
+            do {
+                try await socket.raiseSecurity(to: bond.authenticated ? .high : .medium, timeout: link.securityTimeout, responder: link.responder)
+            } catch {
+                socket.close()
+                throw .kernelSocket(error)
+            }
+        }
+        return link
+    }
+
+    /// Whether the kernel pairs to reach `level` when it holds `bond`'s key (and nothing
+    /// better): `high` needs an authenticated key, `fips` an authenticated Secure
+    /// Connections one.
+    static func pairs(with bond: Bond?, at level: KernelL2CAPSocket.SecurityLevel) -> Bool {
+        guard let bond else { return true }
+        switch level {
+        case .fips: return !(bond.authenticated && bond.secureConnections)
+        case .high: return !bond.authenticated
+        default: return false
+        }
+    }
+
+    /// The store's bond with an LTK for this peer, which the kernel was given.
+    var storedBond: Bond? {
+        guard let bond = bonds?.store.bond(for: peer), bond.peerKeys.longTermKey != nil || bond.localKeys.longTermKey != nil else { return nil }
+        return bond
     }
 
     /// Tells hci`adapter`'s kernel the policy's IO capability: the kernel copies it into a
@@ -156,8 +193,22 @@ final class KernelLink: PeripheralLink {
         return Self.reason(reason)
     }
 
+    /// Raises the socket's level; the kernel pairs unless it holds a good enough key. With
+    /// no stored key for the peer, or one too weak for the level, a pairing is expected,
+    /// so this waits for its LTK to be kept (the kernel reports keys as distribution ends,
+    /// after the link is encrypted and the socket released): a tool that exits right
+    /// after must not lose the bond.
     func secure(explicit: Bool) async throws(PeripheralError) -> SecurityOutcome {
-        do { try await socket.raiseSecurity(to: level, timeout: securityTimeout, responder: responder) } catch { throw .kernelSocket(error) }
+        let expectation = Self.pairs(with: storedBond, at: level) ? bonds?.expectLongTermKey() : nil
+        do {
+            try await socket.raiseSecurity(to: level, timeout: securityTimeout, responder: responder)
+        } catch {
+            if let expectation { bonds?.forget(expectation) }
+            throw .kernelSocket(error)
+        }
+        if let expectation, let bonds {
+            do { _ = try await bonds.longTermKeyKept(expectation) } catch { throw .bondNotSaved(error) }
+        }
         return .kernel(level: "\(socket.securityLevel ?? level)")
     }
 

@@ -136,6 +136,9 @@ public final class PeripheralHost: Sendable {
         if let channels = central.channels, let connector = central.connector {
             source = .host(channels, connector)
         } else {
+            // The store's keys into the kernel before any central can connect, and the keys
+            // of its pairings kept from then on.
+            _ = central.kernelBonds()
             source = .kernel(try KernelAcceptance.open(adapter: central.kernelAdapter ?? 0, policy: central.security))
         }
         self.central = central

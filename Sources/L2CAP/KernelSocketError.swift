@@ -48,8 +48,8 @@ public enum KernelSocketError: Error, Sendable, Equatable, CustomStringConvertib
         case let .securityFailed(peer, level):
             return "\(peer): the kernel could not reach security level \(level) (pairing failed or was rejected): "
                 + "check the peer accepts pairing and that the passkey or number comparison was answered right "
-                + "(high and fips need a pairing delegate); a key the kernel holds that the peer lost is removed "
-                + "with KernelManagement.unpair (bluetoothd: /var/lib/bluetooth)"
+                + "(high and fips need a pairing delegate); a key the peer lost is removed "
+                + "with `bareble-central bonds remove PEER` (store and kernel; KernelManagement.unpair for the kernel alone)"
         case .securityUnavailable:
             return "the kernel cannot pair on this adapter: it was brought up without the management interface "
                 + "(HCIDEVUP), so the kernel's SMP is missing: power it on with `bareble-central adapters --up N` "

@@ -9,16 +9,17 @@ struct AdaptersCommand: ParsableCommand {
         commandName: "adapters",
         abstract: "List the kernel's Bluetooth adapters (address, state, bus); bring one up or down first with --up/--down.",
         discussion: """
-            Uses the kernel's HCI socket ioctls directly (HCIGETDEVLIST, HCIGETDEVINFO, HCIDEVUP, \
-            HCIDEVDOWN): no bluetoothd needed. An adapter that is up is used beside the kernel as \
-            hci-raw:N; one that is down can be taken whole as hci:N. Up and down need CAP_NET_ADMIN.
+            Uses the kernel's HCI socket ioctls (HCIGETDEVLIST, HCIGETDEVINFO) and its management \
+            interface (Set Powered) directly: no bluetoothd needed. An adapter that is up is used beside \
+            the kernel as hci-raw:N; one that is down can be taken whole as hci:N. Up and down need \
+            CAP_NET_ADMIN.
             """
     )
 
     @Option(help: "Power hciN on (as a managed adapter, so the kernel can pair on hci-raw links) before listing.")
     var up: Int?
 
-    @Option(help: "Bring hciN down (HCIDEVDOWN) before listing.")
+    @Option(help: "Power hciN off before listing (through the management interface: the kernel disconnects its links first).")
     var down: Int?
 
     @Flag(help: "One JSON object per adapter, one per line.")
@@ -29,7 +30,7 @@ struct AdaptersCommand: ParsableCommand {
             // Through the management interface, so the kernel's SMP is there for hci-raw
             // links that ask for security (HCIDEVUP alone leaves it out).
             if let up { try KernelManagement.powerOnManaged(index: up) }
-            if let down { try Adapters.bringDown(index: down) }
+            if let down { try KernelManagement.powerOff(index: down) }
             let adapters = try Adapters.list()
             if json {
                 for adapter in adapters { print(Self.json(adapter).text) }

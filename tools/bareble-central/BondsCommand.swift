@@ -2,6 +2,7 @@ import ArgumentParser
 import BluetoothCore
 import Bonding
 import Glibc
+import HCITransport
 import SMP
 import ToolSupport
 
@@ -11,7 +12,9 @@ struct Bonds: ParsableCommand {
         abstract: "List or remove stored bonds (no controller needed).",
         discussion: """
             Bonds live in one JSON file per local identity in --bond-dir (default \
-            $XDG_STATE_HOME/bareble/bonds, else ~/.local/state/bareble/bonds). Keys are never printed.
+            $XDG_STATE_HOME/bareble/bonds, else ~/.local/state/bareble/bonds). Keys are never printed. \
+            On hci-raw the kernel's keys are kept there too; `remove` also makes the kernel of every \
+            powered adapter with that identity forget the peer (and drop its link).
             """,
         subcommands: [List.self, Remove.self],
         defaultSubcommand: List.self
@@ -63,7 +66,7 @@ struct Bonds: ParsableCommand {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Forget a peer: its bond is removed from every local identity that has one.")
+            abstract: "Forget a peer: its bond is removed from every local identity that has one, and from the kernel of each powered adapter with that identity.")
 
         @Argument(help: "The peer's identity address (AA:BB:CC:DD:EE:FF, optionally /public or /random), or an RPA of it.")
         var address: String
@@ -91,8 +94,12 @@ struct Bonds: ParsableCommand {
                     let store = try BondStore(directory: location.directory, identity: identity)
                     for peer in peers.sorted(by: { $0.address < $1.address }) {
                         guard try store.remove(peer) else { continue }
-                        removed.append(.object([("peer", .string(peer.description)), ("local", .string(stored.local.address.description)), ("file", .string(file.path))]))
                         if !location.json { print("removed \(peer) from \(stored.local.address) (\(file.path))") }
+                        let kernels = Self.unpairInKernels(peer, local: stored.local.address, json: location.json)
+                        removed.append(.object([
+                            ("peer", .string(peer.description)), ("local", .string(stored.local.address.description)),
+                            ("file", .string(file.path)), ("kernel", .array(kernels.map(JSONValue.string))),
+                        ]))
                     }
                 }
             } catch {
@@ -104,6 +111,28 @@ struct Bonds: ParsableCommand {
                 throw ExitCode(1)
             }
         }
+    }
+}
+
+extension Bonds.Remove {
+    /// Unpair Device (disconnect) on every powered adapter whose address is the public
+    /// identity `local`: the kernel loaded the bond, or made it, and would keep encrypting
+    /// with it. Returns the adapters whose kernel dropped keys. A machine without kernel
+    /// Bluetooth has no keys to drop; a failure is a warning (the store's bond is gone, and
+    /// the kernel gets the store again at the next attach).
+    static func unpairInKernels(_ peer: DeviceAddress, local: DeviceAddress, json: Bool) -> [String] {
+        guard local.type == .public, let adapters = try? Adapters.list() else { return [] }
+        var unpaired: [String] = []
+        for adapter in adapters where adapter.address == local.address && adapter.isUp && !adapter.isHeld {
+            do throws(TransportError) {
+                let dropped = try KernelManagement.unpair(index: adapter.index, peer: peer, disconnect: true)
+                if dropped { unpaired.append(adapter.name) }
+                if !json { print("\(adapter.name)'s kernel \(dropped ? "forgot \(peer)" : "held no keys for \(peer)")") }
+            } catch {
+                printError("bareble-central: warning: \(adapter.name)'s kernel may still hold keys for \(peer): \(error)")
+            }
+        }
+        return unpaired
     }
 }
 

@@ -43,7 +43,7 @@ struct PeripheralOptions: ParsableArguments {
         do {
             let info: ControllerInfo
             do { info = try await controller.powerOn() } catch { throw ToolError(error.description) }
-            let policy = try pairing.policy(address: info.address, kernel: controller.transport.sharesControllerWithKernel)
+            let policy = try pairing.policy(address: info.address)
             return Central(controller: controller, cache: GATTCache(directory: directory), security: policy)
         } catch {
             controller.close()
@@ -86,6 +86,7 @@ struct PeripheralOptions: ParsableArguments {
         } catch {
             throw ToolError(userMessage(error))
         }
+        if let problem = central.kernelBondsProblem { printError("warning: \(problem)") }
         let result: Result<T, any Error>
         do { result = .success(try await body(central, peripheral)) } catch { result = .failure(error) }
         try? await peripheral.disconnect()

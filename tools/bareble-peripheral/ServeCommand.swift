@@ -75,7 +75,7 @@ struct Serve: AsyncParsableCommand {
         defer { controller.close() }
         let info: ControllerInfo
         do { info = try await controller.powerOn() } catch { throw ToolError(error.description) }
-        let policy = try pairing.policy(address: info.address, kernel: controller.transport.sharesControllerWithKernel)
+        let policy = try pairing.policy(address: info.address)
         let central = Central(controller: controller, cache: GATTCache(directory: nil), security: policy)
         defer { central.close() }
 

@@ -25,7 +25,7 @@ public struct PairingOptions: ParsableArguments, Sendable {
     @Option(name: .customLong("answer-timeout"), help: "Seconds to wait for a typed passkey or a y/n answer before cancelling the pairing (below the 30 s SMP timeout).")
     public var answerTimeout: Double = 25
 
-    @Option(name: .customLong("bond-dir"), help: "The bond directory (default $XDG_STATE_HOME/bareble/bonds, else ~/.local/state/bareble/bonds). Unused on hci-raw, where the kernel keeps the keys.")
+    @Option(name: .customLong("bond-dir"), help: "The bond directory (default $XDG_STATE_HOME/bareble/bonds, else ~/.local/state/bareble/bonds). On hci-raw the kernel's keys are kept there too and loaded into it at the first connection.")
     public var bondDirectory: String = BondDirectory.defaultPath
 
     public func validate() throws {
@@ -41,17 +41,16 @@ public struct PairingOptions: ParsableArguments, Sendable {
     }
 
     /// The policy for a controller whose public address is `address`: bonds in the
-    /// directory under that identity (none beside the kernel, which keeps its own), and the
+    /// directory under that identity (beside the kernel too: the facade keeps the kernel's
+    /// keys there and loads them into it), and the
     /// terminal answering passkey and comparison questions, so a pairing started on its own
     /// (a refused read, a Security Request) can ask as well as `pair` can.
-    public func policy(address: BluetoothAddress, kernel: Bool) throws -> SecurityPolicy {
-        var bonds: BondStore?
-        if !kernel {
-            do {
-                bonds = try BondStore(directory: bondDirectory, identity: .public(address))
-            } catch {
-                throw ToolError("cannot open the bond store: \(error)")
-            }
+    public func policy(address: BluetoothAddress) throws -> SecurityPolicy {
+        let bonds: BondStore
+        do {
+            bonds = try BondStore(directory: bondDirectory, identity: .public(address))
+        } catch {
+            throw ToolError("cannot open the bond store: \(error)")
         }
         return SecurityPolicy(
             pairing: configuration, delegate: TerminalPairingDelegate(answerTimeout: answerTimeout),

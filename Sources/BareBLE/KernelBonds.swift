@@ -1,0 +1,144 @@
+import Bonding
+import BluetoothCore
+import Glibc
+import HCITransport
+import Synchronization
+
+/// The bonds of a Central beside the kernel (`hci-raw:N`), kept without a daemon: when the
+/// Central first needs the kernel (its first link, or a ``PeripheralHost``), the policy's
+/// ``BondStore`` is loaded into the kernel (Load Long Term Keys, Load Identity Resolving
+/// Keys, Load Connection Parameters, which replace what the kernel held), and from then on
+/// every key the kernel reports with Store_Hint set is kept in the store, until the
+/// Central closes.
+///
+/// Keys arrive on the monitor's reader thread and are written on a task of their own (the
+/// reader never does file I/O), through a queue of at most ``queueLimit`` events; when it
+/// is full the newest is dropped and counted (``KernelBondCounters/dropped``): the kernel reports a
+/// handful of keys per pairing, so only a flood of foreign events could fill it.
+final class KernelBonds: Sendable {
+    static let queueLimit = 64
+    /// How long a pairing's caller waits for its keys after the link is encrypted: the
+    /// kernel reports them when key distribution ends, a few packets later.
+    static let keyWait: Duration = .seconds(5)
+
+    let adapter: Int
+    let store: BondStore
+    private let monitor: Lock<KernelKeyMonitor?> = Lock(nil)
+    private let queue: AsyncStream<KernelKeyEvent.Received>.Continuation
+    private let state = Lock(State())
+
+    private struct State: Sendable {
+        var counters = KernelBondCounters()
+        var answers = PendingAnswers<Kind, Bool, BondStoreError>()
+    }
+
+    enum Kind: Hashable, Sendable { case longTermKey }
+
+    /// Loads `store` into hci`adapter`'s kernel and starts keeping what it reports.
+    static func attach(adapter: Int, store: BondStore) throws(TransportError) -> KernelBonds {
+        let (stream, queue) = AsyncStream.makeStream(of: KernelKeyEvent.Received.self, bufferingPolicy: .bufferingOldest(queueLimit))
+        let bonds = KernelBonds(adapter: adapter, store: store, queue: queue)
+        // Listening first: a key reported while the store loads is not missed.
+        let monitor = try KernelKeyMonitor.start(index: adapter) { [weak bonds] received in bonds?.enqueue(received) }
+        do {
+            let keys = store.kernelKeys()
+            try KernelManagement.loadKeys(
+                index: adapter, longTermKeys: keys.longTermKeys, identityResolvingKeys: keys.identityResolvingKeys,
+                connectionParameters: keys.connectionParameters)
+        } catch {
+            monitor.close()
+            throw error
+        }
+        bonds.monitor.withLock { $0 = monitor }
+        Task { [weak bonds] in
+            for await received in stream { bonds?.keep(received) }
+        }
+        return bonds
+    }
+
+    private init(adapter: Int, store: BondStore, queue: AsyncStream<KernelKeyEvent.Received>.Continuation) {
+        self.adapter = adapter
+        self.store = store
+        self.queue = queue
+    }
+
+    var counters: KernelBondCounters { state.withLock { $0.counters } }
+
+    /// Stops keeping keys; a pairing still waiting for its keys is released.
+    func close() {
+        monitor.withLock { $0 }?.close()
+        queue.finish()
+        for resumption in withPendingAnswers({ $0.fulfillAll(with: .cancelled) }) { resumption.resume() }
+    }
+
+    private func enqueue(_ received: KernelKeyEvent.Received) {
+        if case .dropped = queue.yield(received) { state.withLock { $0.counters.dropped += 1 } }
+    }
+
+    private func keep(_ received: KernelKeyEvent.Received) {
+        guard received.persistent else {
+            count(\.notPersistent)
+            if case .longTermKey = received.event { answer(.value(false)) }
+            return
+        }
+        do throws(BondStoreError) {
+            let outcome = try store.keep(received.event, now: Int64(time(nil)))
+            count(outcome == .kept ? \.kept : \.refused)
+            if case .longTermKey = received.event { answer(.value(outcome == .kept)) }
+        } catch {
+            count(\.failed)
+            if case .longTermKey = received.event { answer(.failed(error)) }
+        }
+    }
+
+    private func count(_ counter: WritableKeyPath<KernelBondCounters, Int>) {
+        state.withLock { $0.counters[keyPath: counter] += 1 }
+    }
+
+    private func answer(_ outcome: WaitOutcome<Bool, BondStoreError>) {
+        for resumption in withPendingAnswers({ $0.fulfill(.longTermKey, with: outcome) }) { resumption.resume() }
+    }
+
+    // MARK: A pairing's wait for its keys
+
+    /// Registers interest in the next Long Term Key kept, before raising security: the
+    /// kernel may report it before the raising caller resumes.
+    func expectLongTermKey() -> UInt64 {
+        withPendingAnswers { $0.expect(.longTermKey) }
+    }
+
+    func forget(_ id: UInt64) {
+        withPendingAnswers { $0.forget(id) }
+    }
+
+    /// Waits (at most ``keyWait``) until the LTK expected by `id` has been handled: true
+    /// kept, false not meant to be kept or no key came in time (the pairing's caller goes
+    /// on either way: the link is encrypted); a store that refused the write throws.
+    func longTermKeyKept(_ id: UInt64) async throws(BondStoreError) -> Bool {
+        switch await wait(for: id, until: .now + Self.keyWait, cancellable: false) {
+        case let .value(kept): return kept
+        case let .failed(error): throw error
+        case .expired, .cancelled: return false
+        }
+    }
+}
+
+extension KernelBonds: PendingAnswersOwner {
+    func withPendingAnswers<Result>(_ body: (inout PendingAnswers<Kind, Bool, BondStoreError>) -> Result) -> Result {
+        state.withLock { body(&$0.answers) }
+    }
+}
+
+/// What happened to the keys the kernel reported.
+public struct KernelBondCounters: Sendable, Equatable {
+    /// Written to the store.
+    public var kept = 0
+    /// Store_Hint 0: a pairing without bonding, or a peer whose address will change.
+    public var notPersistent = 0
+    /// Debug keys, connection parameters of unbonded peers, malformed values.
+    public var refused = 0
+    /// The queue was full.
+    public var dropped = 0
+    /// The store refused the write (its error goes to the pairing's caller).
+    public var failed = 0
+}
