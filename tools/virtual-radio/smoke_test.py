@@ -427,8 +427,9 @@ def main() -> None:
     ack = control(f'central {name} exchange 7e{handle},0a{handle} step')
     check(ack.get('received') == ['0b' + battery[0]['value']] and ack.get('sent') == 2,
           f'raw exchange: an unknown command is not answered, the read after it is ({ack})')
-    ack = control(f'central {name} exchange 0a{handle}*3 expect=3')
-    check(ack.get('received') == ['0b' + battery[0]['value']] * 3, f'raw exchange: three reads sent back to back ({ack})')
+    ack = control(f'central {name} exchange 0a{handle}*3 expect=3 fence')
+    check(ack.get('received') == ['0b' + battery[0]['value']] * 3 and ack.get('fenced') is True,
+          f'raw exchange: three reads sent back to back, the signaling fence answered ({ack})')
     control(f'central {name} subscribe 2A19')
     control('notify peripheral 2A19 2a')
     check(find_event(lambda e: e['event'] == 'notification' and e.get('peer') == name and e['value'] == '2a') is not None,
