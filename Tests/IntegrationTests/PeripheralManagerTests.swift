@@ -48,23 +48,26 @@ import TestSupport
         let link: RemoteCentral
     }
 
-    /// A manager advertising on a fresh exposed controller, and a new radio central
-    /// connected to it with MTU 247.
-    func serve(_ advertisedName: String, pairing: String? = nil) async throws -> Served {
+    /// A manager serving `services` (ours by default) and advertising on a fresh exposed
+    /// controller, and a new radio central connected to it, with an Exchange MTU of `mtu`
+    /// unless nil.
+    func serve(
+        _ advertisedName: String, pairing: String? = nil, services: [GATTDatabase.Service] = Self.services(), mtu: Int? = 247
+    ) async throws -> Served {
         let central = try await PeripheralRadio.open()
         let address = try #require(central.controller.info?.address)
         let manager = try PeripheralManager(
-            central: central, advertising: try PeripheralRadio.options(name: advertisedName), services: Self.services(),
+            central: central, advertising: try PeripheralRadio.options(name: advertisedName), services: services,
             gatt: GATTServerConfiguration(deviceName: advertisedName))
         let events = EventReader(manager.events())
         try await manager.startAdvertising()
         let name = try await PeripheralRadio.addCentral()
         if let pairing { try await PeripheralRadio.log.get().control("pairing \(name) \(pairing)") }
-        let ack = try await PeripheralRadio.central(name, "connect \(address) mtu=247")
-        #expect(ack["mtu"] as? Int == 247, "\(ack)")
+        let ack = try await PeripheralRadio.central(name, "connect \(address)" + (mtu.map { " mtu=\($0)" } ?? ""))
+        if let mtu { #expect(ack["mtu"] as? Int == mtu, "\(ack)") }
         // The link's events and the server's come in no order between them.
-        var link: RemoteCentral?, mtu: UInt16?
-        while link == nil || mtu == nil {
+        var link: RemoteCentral?, agreed: UInt16?
+        while link == nil || (mtu != nil && agreed == nil) {
             let event = try await events.next("connection and MTU") { event -> PeripheralManagerEvent? in
                 switch event {
                 case .host(.connected), .mtu: event
@@ -73,11 +76,11 @@ import TestSupport
             }
             switch event {
             case let .host(.connected(connected)): link = connected
-            case let .mtu(_, agreed): mtu = agreed
+            case let .mtu(_, mtu): agreed = mtu
             default: break
             }
         }
-        #expect(mtu == 247)
+        #expect(agreed == mtu.map(UInt16.init))
         return Served(central: central, manager: manager, events: events, name: name, link: try #require(link))
     }
 

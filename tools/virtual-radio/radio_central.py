@@ -28,6 +28,14 @@ CONNECT_TIMEOUT = 30.0  # generous: CI runs the radio beside a loaded test pool
 # Below BareBLE's 30 s ATT transaction timeout, so a refusal is reported before the test gives up.
 REQUEST_TIMEOUT = 25.0
 SCAN_TIMEOUT = 30.0
+# What a server answers a request with (Vol 3 Part F 3.4.8); `exchange` collects these.
+COMMAND_FLAG = 0x40
+HANDLE_VALUE_CONFIRMATION = 0x1E
+# An LE signaling command no host knows (Vol 3 Part A 4), and its identifier: its Command
+# Reject (4.1) comes back after everything sent before it on the link was received.
+FENCE_PROBE_CODE = 0x7F
+FENCE_IDENTIFIER = 0xF7
+RESPONSE_OPCODES = {0x01, 0x03, 0x05, 0x07, 0x09, 0x0B, 0x0D, 0x0F, 0x11, 0x13, 0x17, 0x19, 0x21}
 _CPR = hci.LeFeatureMask.CONNECTION_PARAMETERS_REQUEST_PROCEDURE
 
 
@@ -47,6 +55,30 @@ class GattCentral(Peer):
         self.connection = None
         self.peer = None
         self.powered: asyncio.Future | None = None
+        # `exchange` takes the server's responses off the ATT channel before Bumble's client,
+        # which would drop them (it sent no request) or match them to its own.
+        manager = self.device.l2cap_channel_manager
+        self.att_downstream = manager.fixed_channels[att.ATT_CID]
+        manager.register_fixed_channel(att.ATT_CID, self.on_att_pdu)
+        self.responses: asyncio.Queue | None = None
+        # `exchange ... fence`: the Command Reject that answers our unknown signaling probe.
+        self.fence: asyncio.Future | None = None
+        on_control_frame = manager.on_control_frame
+
+        def on_signaling(connection, cid: int, frame) -> None:
+            if self.fence is not None and frame.code == 0x01 and frame.identifier == FENCE_IDENTIFIER:
+                if not self.fence.done():
+                    self.fence.set_result(True)
+                return
+            on_control_frame(connection, cid, frame)
+
+        manager.on_control_frame = on_signaling
+
+    def on_att_pdu(self, connection_handle: int, pdu: bytes) -> None:
+        if self.responses is not None and pdu and pdu[0] in RESPONSE_OPCODES:
+            self.responses.put_nowait(bytes(pdu))
+            return
+        self.att_downstream(connection_handle, pdu)
 
     async def start(self) -> None:
         await self.device.power_on()
@@ -151,6 +183,86 @@ class GattCentral(Peer):
         connection = self.live()
         self.device.send_l2cap_pdu(connection.handle, att.ATT_CID, bytes.fromhex(hex_pdu))
         return dict(length=len(hex_pdu) // 2)
+
+    async def action_exchange(self, pdus: str, *options: str) -> dict:
+        """Sends raw ATT PDUs on CID 4 as a hostile client would: back to back, without
+        waiting for any answer (pipelined requests, floods), then collects the server's
+        responses until `expect=N` (default 1) have come, the link drops, or REQUEST_TIMEOUT
+        passes. With `step`, each request (no Command Flag, even opcode, not a confirmation)
+        waits for its response before the next PDU goes (`expect` is then not used). With
+        `fence`, an unknown LE signaling command follows the PDUs and its Command Reject is
+        waited for: the server has then received every PDU sent before it (one ACL link
+        keeps order), which a flood with `expect=0` needs to know.
+        PDUS: comma-separated `HEX` or `HEX*COUNT`. Ack: `sent`, `received` (response PDUs,
+        hex, in order), and `disconnected` (the HCI reason) when the link dropped."""
+        connection = self.live()
+        settings = dict(option.partition('=')[::2] for option in options)
+        step = 'step' in settings
+        expect = int(settings.get('expect', '1'), 0)
+        plan = []
+        for item in pdus.split(','):
+            hex_pdu, _, count = item.partition('*')
+            plan.append((bytes.fromhex(hex_pdu), int(count or '1', 0)))
+        loop = asyncio.get_running_loop()
+        dropped = loop.create_future()
+
+        def on_disconnection(reason) -> None:
+            if not dropped.done():
+                dropped.set_result(int(reason))
+
+        async def collect(count: int) -> None:
+            deadline = loop.time() + REQUEST_TIMEOUT
+            wanted = len(received) + count
+            while len(received) < wanted and not dropped.done() and loop.time() < deadline:
+                answer = asyncio.ensure_future(self.responses.get())
+                await asyncio.wait({answer, dropped}, timeout=deadline - loop.time(),
+                                   return_when=asyncio.FIRST_COMPLETED)
+                if answer.done():
+                    received.append(answer.result().hex())
+                else:
+                    answer.cancel()
+
+        connection.on(connection.EVENT_DISCONNECTION, on_disconnection)
+        self.responses = asyncio.Queue()
+        received: list[str] = []
+        sent = 0
+        fenced = False
+        try:
+            for pdu, count in plan:
+                for _ in range(count):
+                    if dropped.done():
+                        break
+                    self.device.send_l2cap_pdu(connection.handle, att.ATT_CID, pdu)
+                    sent += 1
+                    opcode = pdu[0] if pdu else COMMAND_FLAG
+                    if step and not opcode & (COMMAND_FLAG | 1) and opcode != HANDLE_VALUE_CONFIRMATION:
+                        await collect(1)
+            # Every PDU handed to the central's controller and sent on (its Number Of
+            # Completed Packets come after the link has taken each one), so that `expect=0`
+            # acks a flood only once it is on its way to the exposed controller.
+            host_connection = self.device.host.connections[connection.handle]
+            drained = asyncio.ensure_future(host_connection.acl_packet_queue.drain(connection.handle))
+            await asyncio.wait({drained, dropped}, timeout=REQUEST_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
+            drained.cancel()
+            if 'fence' in settings and not dropped.done():
+                self.fence = loop.create_future()
+                self.device.send_l2cap_pdu(connection.handle, 0x0005, bytes([FENCE_PROBE_CODE, FENCE_IDENTIFIER, 0, 0]))
+                await asyncio.wait({self.fence, dropped}, timeout=REQUEST_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
+                fenced = self.fence.done()
+            if not step:
+                await collect(expect)
+            while not self.responses.empty():  # already here when the link dropped
+                received.append(self.responses.get_nowait().hex())
+        finally:
+            self.responses = None
+            self.fence = None
+            connection.remove_listener(connection.EVENT_DISCONNECTION, on_disconnection)
+        result = dict(sent=sent, received=received)
+        if 'fence' in settings:
+            result['fenced'] = fenced
+        if dropped.done():
+            result['disconnected'] = dropped.result()
+        return result
 
     async def action_request(self, hex_pdu: str) -> dict:
         """Sends one raw ATT request through Bumble's GATT client (its one-at-a-time rule

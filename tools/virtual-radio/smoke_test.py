@@ -423,6 +423,13 @@ def main() -> None:
     check(len(battery) == 1 and battery[0]['properties'] & 0x12 == 0x12, 'the dump lists Battery Level, read + notify')
     read = control(f"central {name} read {battery[0]['value_handle']}")
     check(read.get('value') == battery[0]['value'], f'read matches the dump ({read})')
+    handle = struct.pack('<H', battery[0]['value_handle']).hex()
+    ack = control(f'central {name} exchange 7e{handle},0a{handle} step')
+    check(ack.get('received') == ['0b' + battery[0]['value']] and ack.get('sent') == 2,
+          f'raw exchange: an unknown command is not answered, the read after it is ({ack})')
+    ack = control(f'central {name} exchange 0a{handle}*3 expect=3 fence')
+    check(ack.get('received') == ['0b' + battery[0]['value']] * 3 and ack.get('fenced') is True,
+          f'raw exchange: three reads sent back to back, the signaling fence answered ({ack})')
     control(f'central {name} subscribe 2A19')
     control('notify peripheral 2A19 2a')
     check(find_event(lambda e: e['event'] == 'notification' and e.get('peer') == name and e['value'] == '2a') is not None,
