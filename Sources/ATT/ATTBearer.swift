@@ -78,7 +78,8 @@ public enum ATTBearerError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A transaction timed out: the bearer is dead (Core 5.4 Vol 3 Part F 3.3.3).
     case transactionTimedOut(request: ATTOpcode)
     /// The peer answered `request` with a PDU that is not its response, so requests and
-    /// responses can no longer be matched.
+    /// responses can no longer be matched; or, seen by a server, the client sent the
+    /// request `received` while its `request` was unanswered (3.3.2).
     case protocolViolation(request: ATTOpcode, received: ATTOpcode)
     /// This host closed the bearer.
     case closedByHost
@@ -91,6 +92,8 @@ public enum ATTBearerError: Error, Sendable, Hashable, CustomStringConvertible {
             "the ATT bearer failed: \(text)"
         case .transactionTimedOut(let request):
             "the peer did not answer \(request.name) within the ATT transaction timeout, so the bearer is dead: reconnect to talk to it again"
+        case let .protocolViolation(request, received) where received.kind == .request:
+            "the peer sent \(received.name) while its \(request.name) was still unanswered (ATT allows one request at a time), so the bearer was closed: a client that pipelines requests must wait for each response"
         case let .protocolViolation(request, received):
             "the peer answered \(request.name) with \(received.name), which breaks the protocol, so the bearer was closed: reconnect to talk to it again"
         case .closedByHost:

@@ -116,6 +116,7 @@ import TestSupport
         #expect(fixture.bearer.closedWith == violation)
         #expect(fixture.client.closedReason == violation)
         #expect(store.closedBearers == [0x0040])
+        #expect(violation.description.hasPrefix("the peer sent Read Request while its Read Request was still unanswered"), "\(violation)")
     }
 
     @Test func aCommandFloodBehindAnOutstandingRequestIsBoundedAndCounted() async throws {
