@@ -556,12 +556,13 @@ extension HCIController: PendingAnswersOwner {
             let expired = state.answers.fulfill(id: id, with: .expired)
             return (expired.map { [$0] } ?? []) + pumpCommands(&state)
         }
-        for resumption in resumptions { resumption.resume() }
+        // Logged before the caller hears of it, so the line comes before whatever it does next.
         if let timedOut {
             logger.warning(
                 timedOut.sent ? "command timed out: the controller never answered" : "command timed out waiting for a command credit",
                 metadata: ["command": "\(timedOut.opcode)", "commandTimeouts": "\(timedOut.count)"])
         }
+        for resumption in resumptions { resumption.resume() }
     }
 
     /// A caller gave up: a command not yet sent is withdrawn. One already sent has taken

@@ -18,7 +18,8 @@ import TestSupport
 
     @Test func eachMalformedEventLogsOneWarningWithTheRunningCount() async throws {
         let logs = LogCapture()
-        let (_, transport) = try makeController(logs)
+        let (controller, transport) = try makeController(logs)
+        defer { withExtendedLifetime(controller) {} }
         transport.inject([
             HCIPacket(.event, [0x1A, 0x05, 0x01]), // length says 5, one byte present
             HCIPacket(.event, [0x1A, 0x01, 0x01]), // a good one: no line
@@ -32,7 +33,8 @@ import TestSupport
 
     @Test func aMalformedACLPacketLogsOneWarningWithItsCount() async throws {
         let logs = LogCapture()
-        let (_, transport) = try makeController(logs)
+        let (controller, transport) = try makeController(logs)
+        defer { withExtendedLifetime(controller) {} }
         transport.inject([HCIPacket(.acl, [0x40, 0x00, 0x09, 0x00, 0x01])])
         await transport.drain()
         let warnings = logs.lines(atLeast: .warning)
@@ -42,7 +44,8 @@ import TestSupport
 
     @Test func aCommandCompleteForNothingSentLogsOneWarning() async throws {
         let logs = LogCapture()
-        let (_, transport) = try makeController(logs)
+        let (controller, transport) = try makeController(logs)
+        defer { withExtendedLifetime(controller) {} }
         transport.inject([FakeChip().complete(ReadBDADDR.opcode, [1, 2, 3, 4, 5, 6])])
         await transport.drain()
         let warnings = logs.lines(atLeast: .warning)
