@@ -106,7 +106,7 @@ public final class BondStore: Sendable {
             logger.error("bond not saved", metadata: ["peer": "\(bond.peer)", "path": "\(path)", "error": "\(error)"])
             throw error
         }
-        logger.info("bond saved", metadata: ["peer": "\(bond.peer)", "path": "\(path)"])
+        logger.debug("bond saved", metadata: ["peer": "\(bond.peer)", "path": "\(path)"])
     }
 
     /// Removes the bond of `peer` (an identity address, or an RPA that resolves to one) and
@@ -121,7 +121,7 @@ public final class BondStore: Sendable {
             if bonds.count != before { removed = identity }
         }
         guard let removed else { return false }
-        logger.info("bond removed", metadata: ["peer": "\(removed)", "path": "\(path)"])
+        logger.debug("bond removed", metadata: ["peer": "\(removed)", "path": "\(path)"])
         try removeAttachments(of: removed)
         return true
     }

@@ -1,6 +1,14 @@
 import InMemoryLogging
 import Logging
 
+/// The test process logs nothing by default: the hostile and fuzz tests feed hundreds of
+/// thousands of malformed packets, and a warning each on stderr would bury the results.
+/// Touched by the scripted transport and bearer before the layers above make their
+/// loggers; tests that check log lines hand in a ``LogCapture``'s logger instead.
+public enum TestLogging {
+    public static let quiet: Void = LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }
+}
+
 /// Records what a layer logs, for tests that check which lines an event produces. Each test
 /// makes its own and hands ``logger(_:)`` to the object under test, so tests running in
 /// parallel never see each other's lines (the process-wide LoggingSystem is left alone).
