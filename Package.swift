@@ -35,20 +35,23 @@ let package = Package(
         // P-256 ECDH for SMP; the AES block function and AES-CMAC (CryptoExtras) for
         // BluetoothCrypto.
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // The ecosystem's logging API: each layer logs under its own label; the application
+        // (our tools, or an integrator's program) picks the handler and the level.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
-        .target(name: "BluetoothCore", swiftSettings: strict),
+        .target(name: "BluetoothCore", dependencies: [.product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         // libbluetooth-dev's headers plus static inline shims for the macros Swift cannot
         // import. Header-only: nothing links against libbluetooth.
         .systemLibrary(
             name: "CBluetooth",
             providers: [.apt(["libbluetooth-dev"])]
         ),
-        .target(name: "HCITransport", dependencies: ["BluetoothCore", "CBluetooth"], swiftSettings: strict),
-        .target(name: "HCI", dependencies: ["BluetoothCore", "HCITransport"], swiftSettings: strict),
+        .target(name: "HCITransport", dependencies: ["BluetoothCore", "CBluetooth", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .target(name: "HCI", dependencies: ["BluetoothCore", "HCITransport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         // HCITransport and CBluetooth for the kernel's L2CAP LE sockets (hci-raw mode).
-        .target(name: "L2CAP", dependencies: ["BluetoothCore", "HCI", "HCITransport", "CBluetooth"], swiftSettings: strict),
-        .target(name: "ATT", dependencies: ["BluetoothCore", "L2CAP"], swiftSettings: strict),
+        .target(name: "L2CAP", dependencies: ["BluetoothCore", "HCI", "HCITransport", "CBluetooth", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .target(name: "ATT", dependencies: ["BluetoothCore", "L2CAP", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         // The AES-128 block function and AES-CMAC that SMP's toolbox and GATT's Database Hash
         // share, so GATT never depends on SMP.
         .target(
@@ -56,22 +59,22 @@ let package = Package(
             dependencies: ["BluetoothCore", .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto")],
             swiftSettings: strict
         ),
-        .target(name: "GATT", dependencies: ["BluetoothCore", "BluetoothCrypto", "ATT"], swiftSettings: strict),
+        .target(name: "GATT", dependencies: ["BluetoothCore", "BluetoothCrypto", "ATT", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         .target(
             name: "SMP",
-            dependencies: ["BluetoothCore", "BluetoothCrypto", "L2CAP", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["BluetoothCore", "BluetoothCrypto", "L2CAP", .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         // The bond store (files) and privacy (our RPAs, resolving peers'): above SMP, whose
         // keys it keeps, and HCI, whose advertising and resolving list it drives.
-        .target(name: "Bonding", dependencies: ["BluetoothCore", "HCI", "HCITransport", "SMP"], swiftSettings: strict),
+        .target(name: "Bonding", dependencies: ["BluetoothCore", "HCI", "HCITransport", "SMP", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         .target(name: "Beacon", dependencies: ["BluetoothCore", "HCI"], swiftSettings: strict),
         // Apple's Notification Center and Media services, consumer side: codecs and the
         // session state machine, no I/O.
         .target(name: "ANCS", dependencies: ["BluetoothCore"], swiftSettings: strict),
         // The facade: Central / Peripheral / Service / Characteristic in CoreBluetooth's
         // shape, wiring the layers below per connection. No logic of its own beyond that.
-        .target(name: "BareBLE", dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding"], swiftSettings: strict),
+        .target(name: "BareBLE", dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         // The ANCS consumer over the facade: a PeripheralManager that brings each phone's link
         // to ANCS and AMS and drives the ANCS module's session on it.
         .target(name: "ANCSConsumer", dependencies: ["BluetoothCore", "ATT", "GATT", "BareBLE", "ANCS"], swiftSettings: strict),
@@ -84,7 +87,7 @@ let package = Package(
         // terminal's side of pairing (central and peripheral tools alike).
         .target(
             name: "ToolSupport",
-            dependencies: ["BluetoothCore", "HCI", "HCITransport", "BareBLE", "SMP", "Bonding", "Trace", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["BluetoothCore", "HCI", "HCITransport", "BareBLE", "SMP", "Bonding", "Trace", .product(name: "Logging", package: "swift-log"), .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/tool-support",
             swiftSettings: strict
         ),
@@ -123,7 +126,7 @@ let package = Package(
         // Shared by the test targets only: seeded random input, the virtual radio's harness,
         // the scripted ATT bearer (ATT and GATT client conversations), the scripted LE
         // controller under L2CAP (L2CAP's tests and ATT's bearer tests).
-        .target(name: "TestSupport", dependencies: ["HCITransport", "HCI", "L2CAP", "ATT", "SMP"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["HCITransport", "HCI", "L2CAP", "ATT", "SMP", .product(name: "Logging", package: "swift-log"), .product(name: "InMemoryLogging", package: "swift-log")], path: "Tests/TestSupport", swiftSettings: strict),
         // Benchmarks: figures beside a baseline (Bumble) measured in the same run. The
         // allocation counter interposes malloc, so it is linked into the benchmark only.
         .target(name: "CAllocationCounter", path: "tools/allocation-counter"),

@@ -1,10 +1,11 @@
 import BluetoothCore
+import Logging
 
 // What the client does with each PDU the bearer delivers. Runs on the bearer's thread.
 extension ATTClient {
     func receive(_ bytes: [UInt8]) {
         guard let first = bytes.first else {
-            state.withLock { $0.statistics.malformedPDUs += 1 }
+            dropped(\.malformedPDUs, "malformedPDUs", "empty PDU dropped")
             return
         }
         let opcode = ATTOpcode(rawValue: first)
@@ -18,7 +19,7 @@ extension ATTClient {
         do {
             pdu = try ATTPDU(decoding: bytes)
         } catch {
-            state.withLock { $0.statistics.malformedPDUs += 1 }
+            dropped(\.malformedPDUs, "malformedPDUs", "malformed PDU dropped", ["opcode": "\(opcode)", "error": "\(error)", "bytes": .prefix(bytes)])
             rejected(opcode, error)
             return
         }
@@ -39,7 +40,7 @@ extension ATTClient {
             } else if let serverPDUHandler {
                 serverPDUHandler(pdu)
             } else {
-                state.withLock { $0.statistics.ignoredPDUs += 1 }
+                dropped(\.ignoredPDUs, "ignoredPDUs", "PDU for a server dropped: none serves this bearer", ["opcode": "\(opcode)"])
             }
         }
     }
@@ -47,9 +48,21 @@ extension ATTClient {
     /// A PDU longer than the ATT_MTU, whether it reached us or the layer below dropped it
     /// unread (then `opcode` is nil when not even its first octet arrived).
     func receivedOversized(_ opcode: ATTOpcode?, length: Int) {
-        state.withLock { $0.statistics.oversizedPDUs += 1 }
+        dropped(\.oversizedPDUs, "oversizedPDUs", "PDU longer than the ATT_MTU dropped", ["opcode": "\(opcode.map { "\($0)" } ?? "none")", "length": "\(length)"])
         guard let opcode else { return }
         rejected(opcode, .invalidValue(field: "PDU length over the ATT_MTU of \(receiveLimit)", value: length))
+    }
+
+    /// Counts a PDU dropped under `counter` (its name in the log line is `name`) and logs it:
+    /// one warning each, with the running count.
+    private func dropped(
+        _ counter: WritableKeyPath<Statistics, Int>, _ name: String, _ message: Logger.Message, _ metadata: @autoclosure () -> Logger.Metadata = [:]
+    ) {
+        let count = state.withLock { state in
+            state.statistics[keyPath: counter] += 1
+            return state.statistics[keyPath: counter]
+        }
+        logger.droppedInput(message, counter: name, count: count, metadata: metadata())
     }
 
     /// The longest PDU the peer may send: the ATT_MTU, or while an Exchange MTU is settling
@@ -81,14 +94,14 @@ extension ATTClient {
     /// Completes the outstanding request with a response (or its decoding failure).
     private func receivedResponse(_ opcode: ATTOpcode, _ decoded: Result<ATTPDU, DecodeError>) {
         enum Outcome {
-            case ignore
+            case unsolicited(count: Int)
             case complete(Resumption?, next: Transaction?)
             case violation(id: UInt64, request: ATTOpcode, received: ATTOpcode)
         }
         let outcome: Outcome = state.withLock { state in
             guard state.closedReason == nil, let inFlight = state.inFlight else {
                 state.statistics.unsolicitedResponses += 1
-                return .ignore
+                return .unsolicited(count: state.statistics.unsolicitedResponses)
             }
             let request = inFlight.request
             let result: WaitOutcome<ATTPDU, ATTError>
@@ -115,12 +128,13 @@ extension ATTClient {
             return .complete(resumption, next: startNextTransaction(&state))
         }
         switch outcome {
-        case .ignore:
-            break
+        case let .unsolicited(count):
+            logger.droppedInput("response with no request outstanding dropped", counter: "unsolicitedResponses", count: count, metadata: ["opcode": "\(opcode)"])
         case let .complete(resumption, next):
             if let next { transmit(next) }
             resumption?.resume()
         case let .violation(id, request, received):
+            logger.warning("response does not match the request: bearer closed", metadata: ["request": "\(request)", "received": "\(received)"])
             tearDown(
                 .protocolViolation(request: request, received: received),
                 closeBearer: true,

@@ -36,7 +36,11 @@ extension ATTClient {
     /// Counts a value a bounded stream dropped (``Statistics/valuesDroppedByStreams``), for
     /// the streams built over ``addValueHandler(handle:onClose:_:)`` here and one layer up.
     package func countDroppedValue() {
-        state.withLock { $0.statistics.valuesDroppedByStreams += 1 }
+        let count = state.withLock { state in
+            state.statistics.valuesDroppedByStreams += 1
+            return state.statistics.valuesDroppedByStreams
+        }
+        logger.droppedForOverflow("value dropped: its stream's reader fell behind", counter: "valuesDroppedByStreams", count: count)
     }
 
     /// Calls `handler` synchronously, on the bearer's thread, with each value pushed for

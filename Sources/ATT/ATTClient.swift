@@ -1,4 +1,5 @@
 import BluetoothCore
+import Logging
 
 /// The ATT client of one bearer (Core 5.4 Vol 3 Part F 3.3).
 ///
@@ -23,6 +24,8 @@ import BluetoothCore
 public final class ATTClient: Sendable {
     public let bearer: any ATTBearer
     public let transactionTimeout: Duration
+    /// Where the client logs (``ATTClient/defaultLogLabel``).
+    public let logger: Logger
     let serverPDUHandler: (@Sendable (ATTPDU) -> Void)?
     /// The local server sharing this bearer, if any.
     let server: ATTServer?
@@ -96,10 +99,12 @@ public final class ATTClient: Sendable {
         bearer: any ATTBearer,
         transactionTimeout: Duration = ATTConstants.transactionTimeout,
         serverPDUHandler: (@Sendable (ATTPDU) -> Void)? = nil,
-        server: ATTServer? = nil
+        server: ATTServer? = nil,
+        logger: Logger = Logger(label: ATTClient.defaultLogLabel)
     ) {
         self.bearer = bearer
         self.transactionTimeout = transactionTimeout
+        self.logger = logger
         if let server {
             self.serverPDUHandler = { @Sendable pdu in server.receive(pdu) }
         } else {
@@ -113,6 +118,9 @@ public final class ATTClient: Sendable {
             closed: { [weak self] reason in self?.bearerClosed(reason) }
         )
     }
+
+    /// The ATT layer's logger label.
+    public static let defaultLogLabel = "bareble.att"
 
     /// The bearer's current ATT_MTU.
     public var mtu: UInt16 { bearer.mtu }
@@ -208,6 +216,7 @@ public final class ATTClient: Sendable {
             return inFlight.request
         }
         guard let request else { return }
+        logger.warning("transaction timed out; bearer closed", metadata: ["request": "\(request)", "timeout": "\(transactionTimeout)"])
         tearDown(
             .transactionTimedOut(request: request),
             closeBearer: true,

@@ -54,7 +54,15 @@ public final class Characteristic: Sendable, CustomStringConvertible {
 
     func store(_ value: [UInt8]) { state.withLock { $0.value = value } }
     func setNotifying(_ notifying: Bool) { state.withLock { $0.notifying = notifying } }
-    func countDroppedNotification() { state.withLock { $0.dropped += 1 } }
+    func countDroppedNotification() {
+        let count = state.withLock { state in
+            state.dropped += 1
+            return state.dropped
+        }
+        HostLog.logger.droppedForOverflow(
+            "notification dropped: the characteristic's stream reader fell behind", counter: "dropped", count: count,
+            metadata: ["characteristic": "\(uuid)"])
+    }
 
     public var description: String { "\(name ?? uuid.description) (\(uuid)) [\(properties)]" }
 }

@@ -416,6 +416,6 @@ public final class PeripheralHost: Sendable {
 
     func emit(_ event: PeripheralHostEvent) {
         let dropped = listeners.yield(event)
-        if dropped > 0 { state.withLock { $0.statistics.droppedEvents += dropped } }
+        if dropped > 0 { HostLog.droppedEvents(dropped, total: state.withLock { $0.statistics.droppedEvents += dropped; return $0.statistics.droppedEvents }) }
     }
 }

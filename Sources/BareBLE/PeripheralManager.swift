@@ -110,7 +110,7 @@ public final class PeripheralManager: Sendable {
         let links = Lock(Links())
         let report: @Sendable (PeripheralManagerEvent) -> Void = { event in
             let dropped = listeners.yield(event)
-            if dropped > 0 { links.withLock { $0.statistics.droppedEvents += dropped } }
+            if dropped > 0 { HostLog.droppedEvents(dropped, total: links.withLock { $0.statistics.droppedEvents += dropped; return $0.statistics.droppedEvents }) }
         }
         let serving = PeripheralServerStore(store: store, receiveMTU: att.receiveMTU, report: report)
         do {
@@ -287,7 +287,7 @@ public final class PeripheralManager: Sendable {
 
     private func report(_ event: PeripheralManagerEvent) {
         let dropped = listeners.yield(event)
-        if dropped > 0 { links.withLock { $0.statistics.droppedEvents += dropped } }
+        if dropped > 0 { HostLog.droppedEvents(dropped, total: links.withLock { $0.statistics.droppedEvents += dropped; return $0.statistics.droppedEvents }) }
     }
 
     // MARK: Values

@@ -1,5 +1,6 @@
 import BluetoothCore
 import Glibc
+import Logging
 import SMP
 import Synchronization
 
@@ -28,6 +29,8 @@ public final class BondStore: Sendable {
     public let path: String
     /// Our identity address and IRK, as stored (generated when the file was created).
     public let local: LocalIdentity
+    /// Where saved and removed bonds, and failed saves, are logged.
+    public let logger = Logger(label: "bareble.bonding")
     private let cached: Lock<[Bond]>
 
     /// Opens the bond file of `identity` in `directory`, creating the directory (0700) and
@@ -94,10 +97,16 @@ public final class BondStore: Sendable {
 
     /// Adds `bond`, replacing any bond with the same peer identity.
     public func save(_ bond: Bond) throws(BondStoreError) {
-        try update { bonds in
-            bonds.removeAll { $0.peer == bond.peer }
-            bonds.append(bond)
+        do {
+            try update { bonds in
+                bonds.removeAll { $0.peer == bond.peer }
+                bonds.append(bond)
+            }
+        } catch {
+            logger.error("bond not saved", metadata: ["peer": "\(bond.peer)", "path": "\(path)", "error": "\(error)"])
+            throw error
         }
+        logger.debug("bond saved", metadata: ["peer": "\(bond.peer)", "path": "\(path)"])
     }
 
     /// Removes the bond of `peer` (an identity address, or an RPA that resolves to one) and
@@ -112,6 +121,7 @@ public final class BondStore: Sendable {
             if bonds.count != before { removed = identity }
         }
         guard let removed else { return false }
+        logger.debug("bond removed", metadata: ["peer": "\(removed)", "path": "\(path)"])
         try removeAttachments(of: removed)
         return true
     }

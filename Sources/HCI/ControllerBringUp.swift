@@ -136,7 +136,8 @@ extension HCIController {
     /// Hardware Error: report it (subscribers already saw the event), fail what was pending,
     /// then reset and bring the controller up again (Core Vol 4 Part E 7.7.16 leaves recovery
     /// to the host).
-    func recover(fromHardwareError code: UInt8) {
+    func recover(fromHardwareError code: UInt8, count: Int) {
+        logger.error("controller hardware error: resetting it", metadata: ["hardwareCode": .hex(code), "hardwareErrors": "\(count)"])
         let pending = state.withLock { state in
             state.commandCredits = 1
             return failAllCommands(&state, with: .hardwareError(code: code))
@@ -144,7 +145,13 @@ extension HCIController {
         for command in pending { command.resume() }
         publish(.recovering(hardwareCode: code))
         Task { [weak self] in
-            _ = try? await self?.powerOn()
+            guard let self else { return }
+            do {
+                _ = try await self.powerOn()
+                self.logger.notice("controller recovered from hardware error", metadata: ["hardwareCode": .hex(code)])
+            } catch {
+                self.logger.error("controller did not come back after hardware error", metadata: ["hardwareCode": .hex(code), "error": "\(error)"])
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 import BluetoothCore
 import HCITransport
+import Logging
 
 /// The controller driver: the one place that owns the state of one controller.
 ///
@@ -20,6 +21,8 @@ public final class HCIController: Sendable {
     public static let defaultCommandTimeout: Duration = .seconds(5)
 
     public let transport: any HCITransport
+    /// Where the driver, the scanner and the Connector log (``HCIController/defaultLogLabel``).
+    public let logger: Logger
     let state = Lock(State())
 
     /// A command queued or sent; its caller waits in `State.answers` under the same id.
@@ -75,8 +78,12 @@ public final class HCIController: Sendable {
         public var eventStreamDrops = 0
     }
 
-    public init(transport: any HCITransport) {
+    /// The HCI layer's logger label.
+    public static let defaultLogLabel = "bareble.hci"
+
+    public init(transport: any HCITransport, logger: Logger = Logger(label: HCIController.defaultLogLabel)) {
         self.transport = transport
+        self.logger = logger
     }
 
     /// Starts reading from the transport. Call once, before ``powerOn()``.
@@ -215,13 +222,23 @@ public final class HCIController: Sendable {
             do {
                 event = try HCIEvent(decoding: packet.bytes)
             } catch {
-                state.withLock { $0.statistics.malformedEvents += 1 }
+                let count = state.withLock { state in
+                    state.statistics.malformedEvents += 1
+                    return state.statistics.malformedEvents
+                }
+                logger.droppedInput(
+                    "malformed event dropped", counter: "malformedEvents", count: count,
+                    metadata: ["error": "\(error)", "bytes": .prefix(packet.bytes)])
                 return
             }
             handle(event)
         case .acl:
             guard let acl = try? ACLDataPacket(decoding: packet.bytes) else {
-                state.withLock { $0.statistics.malformedACLPackets += 1 }
+                let count = state.withLock { state in
+                    state.statistics.malformedACLPackets += 1
+                    return state.statistics.malformedACLPackets
+                }
+                logger.droppedInput("malformed ACL packet dropped", counter: "malformedACLPackets", count: count, metadata: ["bytes": .prefix(packet.bytes)])
                 return
             }
             state.withLock { $0.aclHandler }?(acl)
@@ -236,6 +253,8 @@ public final class HCIController: Sendable {
         var releasedACL: [CheckedContinuation<Result<Void, HCIError>, Never>] = []
         var failedACL: [(CheckedContinuation<Result<Void, HCIError>, Never>, HCIError)] = []
         var hardwareCode: UInt8?
+        var hardwareErrors = 0
+        var unmatched: (opcode: HCIOpcode, count: Int)?
         let handlers: [EventHandler] = state.withLock { state in
             switch event {
             case let .commandComplete(complete):
@@ -246,6 +265,7 @@ public final class HCIController: Sendable {
                         completed = state.answers.fulfill(id: command.id, with: .value(complete.returnParameters))
                     } else {
                         state.statistics.unmatchedCommandCompletes += 1
+                        unmatched = (complete.opcode, state.statistics.unmatchedCommandCompletes)
                     }
                 }
                 failedSends = pumpCommands(&state)
@@ -280,6 +300,7 @@ public final class HCIController: Sendable {
                 state.closedHandles.remove(complete.connectionHandle)
             case let .hardwareError(error):
                 state.statistics.hardwareErrors += 1
+                hardwareErrors = state.statistics.hardwareErrors
                 hardwareCode = error.hardwareCode
             default:
                 break
@@ -291,7 +312,12 @@ public final class HCIController: Sendable {
         for waiter in releasedACL { waiter.resume(returning: .success(())) }
         for (waiter, error) in failedACL { waiter.resume(returning: .failure(error)) }
         for handler in handlers { handler(event) }
-        if let hardwareCode { recover(fromHardwareError: hardwareCode) }
+        if let unmatched {
+            logger.droppedInput(
+                "Command Complete for no command in flight dropped", counter: "unmatchedCommandCompletes",
+                count: unmatched.count, metadata: ["command": "\(unmatched.opcode)"])
+        }
+        if let hardwareCode { recover(fromHardwareError: hardwareCode, count: hardwareErrors) }
     }
 
     private func transportClosed(_ error: TransportError?) {
@@ -336,7 +362,13 @@ public final class HCIController: Sendable {
     public func events(bufferingNewest limit: Int = 256) -> AsyncStream<HCIEvent> {
         AsyncStream(bufferingPolicy: .bufferingNewest(limit)) { continuation in
             let subscription = subscribe { [weak self] event in
-                if case .dropped = continuation.yield(event) { self?.state.withLock { $0.statistics.eventStreamDrops += 1 } }
+                if case .dropped = continuation.yield(event), let self {
+                    let count = self.state.withLock { state in
+                        state.statistics.eventStreamDrops += 1
+                        return state.statistics.eventStreamDrops
+                    }
+                    self.logger.droppedForOverflow("event stream full: oldest event dropped", counter: "eventStreamDrops", count: count)
+                }
             }
             continuation.onTermination = { _ in subscription.cancel() }
         }
@@ -388,7 +420,12 @@ public final class HCIController: Sendable {
         for stream in streams {
             if case .dropped = stream.yield(status) { dropped += 1 }
         }
-        if dropped > 0 { state.withLock { $0.statistics.statusUpdatesDropped += dropped } }
+        guard dropped > 0 else { return }
+        let count = state.withLock { state in
+            state.statistics.statusUpdatesDropped += dropped
+            return state.statistics.statusUpdatesDropped
+        }
+        logger.droppedForOverflow("status stream full: oldest status dropped", counter: "statusUpdatesDropped", count: count, dropped: dropped)
     }
 
     // MARK: ACL data
@@ -505,16 +542,25 @@ extension HCIController: PendingAnswersOwner {
     /// never get its credit back; without one the stack would wedge, so the slot is taken
     /// as free again (as BlueZ does after a timeout).
     package func deadlinePassed(_ id: UInt64) {
+        var timedOut: (opcode: HCIOpcode, sent: Bool, count: Int)?
         let resumptions: [Resumption] = state.withLock { state in
             if let index = state.waiting.firstIndex(where: { $0.id == id }) {
+                timedOut = (state.waiting[index].opcode, false, state.statistics.commandTimeouts)
                 state.waiting.remove(at: index)
             } else if let index = state.inFlight.firstIndex(where: { $0.id == id }) {
                 state.statistics.commandTimeouts += 1
+                timedOut = (state.inFlight[index].opcode, true, state.statistics.commandTimeouts)
                 if state.commandCredits == 0 { state.commandCredits = 1 }
                 state.inFlight.remove(at: index)
             }
             let expired = state.answers.fulfill(id: id, with: .expired)
             return (expired.map { [$0] } ?? []) + pumpCommands(&state)
+        }
+        // Logged before the caller hears of it, so the line comes before whatever it does next.
+        if let timedOut {
+            logger.warning(
+                timedOut.sent ? "command timed out: the controller never answered" : "command timed out waiting for a command credit",
+                metadata: ["command": "\(timedOut.opcode)", "commandTimeouts": "\(timedOut.count)"])
         }
         for resumption in resumptions { resumption.resume() }
     }

@@ -1,5 +1,6 @@
 import Glibc
 import BluetoothCore
+import Logging
 
 /// An ``HCITransport`` over one file descriptor: a TCP socket, a UART or pty, or a Linux
 /// HCI socket. Built by ``TCPTransport``, ``SerialTransport`` and ``HCISocketTransport``.
@@ -18,21 +19,31 @@ public final class DescriptorTransport: HCITransport {
     public let sendTimeout: Duration
     public let kernelAdapter: Int?
 
+    /// The transport layer's logger label.
+    public static let defaultLogLabel = "bareble.transport"
+
+    /// Where frames the reader had to drop are logged.
+    public let logger: Logger
     private let loop: DescriptorLoop
     private let counters = Lock(H4Framer.Statistics())
 
     /// H4 over a byte-stream descriptor the caller already holds (one end of a socketpair, a
     /// bridge's socket, a device node opened its own way). Takes ownership of `fd`.
     public static func stream(
-        fd: Int32, name: String, framing: H4Framer.Configuration = .controllerToHost, wait: ReaderWait = .blocking
+        fd: Int32, name: String, framing: H4Framer.Configuration = .controllerToHost, wait: ReaderWait = .blocking,
+        logger: Logger = Logger(label: DescriptorTransport.defaultLogLabel)
     ) throws(TransportError) -> DescriptorTransport {
         var status = stat()
         let isSocket = fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
         let loop = try DescriptorLoop(fd: fd, spec: nil, name: name, isSocket: isSocket, wait: wait)
-        return DescriptorTransport(loop: loop, framing: .stream(framing))
+        return DescriptorTransport(loop: loop, framing: .stream(framing), logger: logger)
     }
 
-    init(loop: DescriptorLoop, framing: Framing, sendTimeout: Duration = .seconds(2), kernelAdapter: Int? = nil) {
+    init(
+        loop: DescriptorLoop, framing: Framing, sendTimeout: Duration = .seconds(2), kernelAdapter: Int? = nil,
+        logger: Logger = Logger(label: DescriptorTransport.defaultLogLabel)
+    ) {
+        self.logger = logger
         self.loop = loop
         self.framing = framing
         self.sendTimeout = sendTimeout
@@ -62,7 +73,11 @@ public final class DescriptorTransport: HCITransport {
                     framer.framer.expire(now: now, deliver: deliver)
                 }
                 let statistics = framer.framer.statistics
-                self.counters.withLock { $0 = statistics }
+                let before = self.counters.withLock { counters in
+                    defer { counters = statistics }
+                    return counters.droppedFrames
+                }
+                if statistics.droppedFrames != before { self.logDroppedFrames(statistics) }
                 return framer.framer.stallDeadline
             }, closed: closed)
         case .packetPerRead:
@@ -73,10 +88,12 @@ public final class DescriptorTransport: HCITransport {
                     self.counters.withLock { $0.packets += 1 }
                     if !loop.isClosing { receive(packet) }
                 } catch {
-                    self.counters.withLock {
-                        $0.droppedFrames += 1
-                        $0.skippedBytes += bytes.count
+                    let statistics = self.counters.withLock { counters in
+                        counters.droppedFrames += 1
+                        counters.skippedBytes += bytes.count
+                        return counters
                     }
+                    self.logDroppedFrames(statistics)
                 }
                 return nil
             }, closed: closed)
@@ -101,6 +118,14 @@ public final class DescriptorTransport: HCITransport {
     }
 
     public func close() { loop.close() }
+
+    /// One warning per read that dropped frames (a read may drop several at once), with the
+    /// running counts.
+    private func logDroppedFrames(_ statistics: H4Framer.Statistics) {
+        logger.droppedInput(
+            "frames from the controller dropped", counter: "droppedFrames", count: statistics.droppedFrames,
+            metadata: ["transport": "\(name)", "skippedBytes": "\(statistics.skippedBytes)"])
+    }
 }
 
 /// The framer's mutable state, touched only by the one reader thread that owns it.

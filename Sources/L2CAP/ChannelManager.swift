@@ -1,5 +1,6 @@
 import BluetoothCore
 import HCI
+import Logging
 
 /// L2CAP for every LE connection of one controller: reassembles incoming ACL data per
 /// connection, serves the fixed channels (ATT, LE signaling, SMP), fragments outgoing
@@ -67,14 +68,23 @@ public final class ChannelManager: Sendable {
 
     public let controller: HCIController
     public let configuration: Configuration
+    /// Where L2CAP logs (``ChannelManager/defaultLogLabel``).
+    public let logger: Logger
     let state = Lock(State())
+
+    /// The L2CAP layer's logger label.
+    public static let defaultLogLabel = "bareble.l2cap"
     private let subscription = Lock<Subscription?>(nil)
 
     /// Attaches to `controller`: takes over its ACL handler (L2CAP is the only consumer of
     /// ACL data) and follows its connection events. Create it before connections exist.
-    public init(controller: HCIController, configuration: Configuration = Configuration()) {
+    public init(
+        controller: HCIController, configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: ChannelManager.defaultLogLabel)
+    ) {
         self.controller = controller
         self.configuration = configuration
+        self.logger = logger
         controller.setACLHandler { [weak self] packet in self?.receive(packet) }
         let subscription = controller.subscribe { [weak self] event in self?.handle(event) }
         self.subscription.withLock { $0 = subscription }
@@ -235,13 +245,18 @@ public final class ChannelManager: Sendable {
     private func receive(_ packet: ACLDataPacket) {
         let handle = packet.connectionHandle
         var oversized: [(ChannelHandler, ChannelEvent)] = []
+        // Counted under the lock, logged after it.
+        var drops: [(drop: String, counter: String, count: Int)] = []
+        var overflowDrops: Int?
         let delivery: (BasicFrame, ChannelHandler?)? = state.withLock { state in
             guard let (frame, dropped) = state.connections[handle]?.reassembler.receive(packet) else {
                 state.statistics.unknownConnectionFragments += 1
+                drops.append(("ACL data for no known connection", "unknownConnectionFragments", state.statistics.unknownConnectionFragments))
                 return nil
             }
             for drop in dropped {
-                state.statistics.count(drop)
+                let (counter, count) = state.statistics.count(drop)
+                drops.append(("\(drop)", counter, count))
                 guard case let .exceedsChannelMaximum(channel, length, _, prefix) = drop else { continue }
                 if channel == .leSignaling {
                     rejectOversizedSignaling(prefix: prefix, handle: handle, state: &state)
@@ -257,6 +272,7 @@ public final class ChannelManager: Sendable {
                     state.connections[handle]?.early[frame.channelID, default: []].append(frame.payload)
                 } else {
                     state.statistics.handOverBacklogDrops += 1
+                    overflowDrops = state.statistics.handOverBacklogDrops
                 }
                 return nil
             }
@@ -265,10 +281,20 @@ public final class ChannelManager: Sendable {
                 if !connection.registered.contains(frame.channelID),
                    connection.early[frame.channelID, default: []].count < ConnectionState.maximumEarlySDUs {
                     state.connections[handle]?.early[frame.channelID, default: []].append(frame.payload)
+                } else {
+                    drops.append(("PDU for a channel nobody serves", "unhandledChannelPDUs", state.statistics.unhandledChannelPDUs))
                 }
                 return nil
             }
             return (frame, handler)
+        }
+        for drop in drops {
+            logger.droppedInput("ACL data dropped", counter: drop.counter, count: drop.count, metadata: ["handle": .hex(handle), "drop": "\(drop.drop)"])
+        }
+        if let overflowDrops {
+            logger.droppedForOverflow(
+                "early PDU dropped: the channel's backlog is full", counter: "handOverBacklogDrops", count: overflowDrops,
+                metadata: ["handle": .hex(handle)])
         }
         for (handler, event) in oversized { handler(event) }
         guard let (frame, handler) = delivery else { return }

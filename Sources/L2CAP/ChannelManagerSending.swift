@@ -71,6 +71,10 @@ extension ChannelManager {
             switch origin {
             case .answer:
                 state.statistics.answersDroppedForFullQueue += 1
+                // Under the lock: the answer's caller holds it; a flood logs a handful of lines.
+                logger.droppedForOverflow(
+                    "answer to the peer dropped: the outgoing queue is full", counter: "answersDroppedForFullQueue",
+                    count: state.statistics.answersDroppedForFullQueue, metadata: ["handle": .hex(handle)])
                 return .answerDropped
             case .host:
                 state.statistics.sendsRefusedForFullQueue += 1

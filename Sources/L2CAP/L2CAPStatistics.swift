@@ -42,15 +42,20 @@ public struct L2CAPStatistics: Sendable, Equatable {
 
     public init() {}
 
-    mutating func count(_ drop: ACLReassembler.Drop) {
+    /// Counts `drop`; returns the counter's name (as the log line gives it) and new value.
+    mutating func count(_ drop: ACLReassembler.Drop) -> (counter: String, count: Int) {
+        func bump(_ counter: WritableKeyPath<L2CAPStatistics, Int>, _ name: String) -> (counter: String, count: Int) {
+            self[keyPath: counter] += 1
+            return (name, self[keyPath: counter])
+        }
         switch drop {
-        case .broadcastFlag: broadcastFragments += 1
-        case .completePacketBoundary: completePacketBoundaryFragments += 1
-        case .unexpectedContinuation: unexpectedContinuations += 1
-        case .interruptedPDU: interruptedPDUs += 1
-        case .exceedsChannelMaximum: oversizedPDUs += 1
-        case .unsupportedChannel: unsupportedChannelPDUs += 1
-        case .overlongPDU: overlongPDUs += 1
+        case .broadcastFlag: return bump(\.broadcastFragments, "broadcastFragments")
+        case .completePacketBoundary: return bump(\.completePacketBoundaryFragments, "completePacketBoundaryFragments")
+        case .unexpectedContinuation: return bump(\.unexpectedContinuations, "unexpectedContinuations")
+        case .interruptedPDU: return bump(\.interruptedPDUs, "interruptedPDUs")
+        case .exceedsChannelMaximum: return bump(\.oversizedPDUs, "oversizedPDUs")
+        case .unsupportedChannel: return bump(\.unsupportedChannelPDUs, "unsupportedChannelPDUs")
+        case .overlongPDU: return bump(\.overlongPDUs, "overlongPDUs")
         }
     }
 

@@ -10,7 +10,7 @@ extension ChannelManager {
         do {
             command = try SignalingCommand(decoding: payload)
         } catch {
-            state.withLock { state in
+            let count = state.withLock { state in
                 state.statistics.malformedSignalingCommands += 1
                 // Answer only what is recognisably a request, so a garbled reject of ours
                 // coming back can never start a reject loop.
@@ -18,11 +18,19 @@ extension ChannelManager {
                    !SignalingCode.responsesAndIndications.contains(SignalingCode(rawValue: payload[0])) {
                     reject(.commandNotUnderstood, identifier: payload[1], handle: handle, state: &state)
                 }
+                return state.statistics.malformedSignalingCommands
             }
+            logMalformedSignaling(payload, handle: handle, count: count)
             return
         }
         guard command.identifier != 0 else {
-            state.withLock { $0.statistics.zeroIdentifierCommands += 1 }
+            let count = state.withLock { state in
+                state.statistics.zeroIdentifierCommands += 1
+                return state.statistics.zeroIdentifierCommands
+            }
+            logger.droppedInput(
+                "signaling command with identifier 0 dropped", counter: "zeroIdentifierCommands", count: count,
+                metadata: ["handle": .hex(handle), "code": "\(command.code)"])
             return
         }
         switch command.code {
@@ -30,7 +38,7 @@ extension ChannelManager {
             connectionParameterUpdateRequested(command, handle: handle)
         case .connectionParameterUpdateResponse:
             guard let response = try? command.decode(ConnectionParameterUpdateResponse.self) else {
-                state.withLock { $0.statistics.malformedSignalingCommands += 1 }
+                logMalformedSignaling(payload, handle: handle, count: countMalformedSignaling())
                 return
             }
             let result: Result<Void, L2CAPError> = response.result == .accepted
@@ -38,7 +46,7 @@ extension ChannelManager {
             answer(identifier: command.identifier, handle: handle, result: result)
         case .commandReject:
             guard let reject = try? command.decode(CommandReject.self) else {
-                state.withLock { $0.statistics.malformedSignalingCommands += 1 }
+                logMalformedSignaling(payload, handle: handle, count: countMalformedSignaling())
                 return
             }
             answer(identifier: command.identifier, handle: handle, result: .failure(.commandRejected(reject)))
@@ -49,15 +57,36 @@ extension ChannelManager {
             } ?? .commandNotUnderstood
             state.withLock { reject(reason, identifier: command.identifier, handle: handle, state: &$0) }
         default:
-            state.withLock { state in
+            let unexpected: Int? = state.withLock { state in
                 if SignalingCode.responsesAndIndications.contains(command.code) {
                     state.statistics.unexpectedSignalingResponses += 1
-                } else {
-                    // Unknown codes and the credit-based requests BareBLE does not implement.
-                    reject(.commandNotUnderstood, identifier: command.identifier, handle: handle, state: &state)
+                    return state.statistics.unexpectedSignalingResponses
                 }
+                // Unknown codes and the credit-based requests BareBLE does not implement.
+                reject(.commandNotUnderstood, identifier: command.identifier, handle: handle, state: &state)
+                return nil
             }
+            if let unexpected { logUnexpectedSignalingResponse(handle: handle, count: unexpected) }
         }
+    }
+
+    private func countMalformedSignaling() -> Int {
+        state.withLock { state in
+            state.statistics.malformedSignalingCommands += 1
+            return state.statistics.malformedSignalingCommands
+        }
+    }
+
+    private func logMalformedSignaling(_ payload: [UInt8], handle: UInt16, count: Int) {
+        logger.droppedInput(
+            "malformed signaling command dropped", counter: "malformedSignalingCommands", count: count,
+            metadata: ["handle": .hex(handle), "bytes": .prefix(payload)])
+    }
+
+    private func logUnexpectedSignalingResponse(handle: UInt16, count: Int) {
+        logger.droppedInput(
+            "signaling response to nothing we asked dropped", counter: "unexpectedSignalingResponses", count: count,
+            metadata: ["handle": .hex(handle)])
     }
 
     /// Central: decide with the policy, answer, and on acceptance ask the controller for the
@@ -70,10 +99,12 @@ extension ChannelManager {
             return
         }
         guard let request = try? command.decode(ConnectionParameterUpdateRequest.self) else {
-            state.withLock { state in
+            let count = state.withLock { state in
                 state.statistics.malformedSignalingCommands += 1
                 reject(.commandNotUnderstood, identifier: command.identifier, handle: handle, state: &state)
+                return state.statistics.malformedSignalingCommands
             }
+            logMalformedSignaling(command.encode(), handle: handle, count: count)
             return
         }
         // Invalid parameters are refused before the policy sees them.
@@ -120,6 +151,7 @@ extension ChannelManager {
                 } catch {
                     failed = true
                 }
+                if failed { self.logger.warning("the controller refused the connection update we accepted", metadata: ["handle": .hex(handle)]) }
                 self.state.withLock { state in
                     if failed { state.statistics.connectionUpdateCommandFailures += 1 }
                     // A new connection on the same handle has its own flag.
@@ -147,14 +179,17 @@ extension ChannelManager {
 
     /// The peer answered one of our pending requests.
     private func answer(identifier: UInt8, handle: UInt16, result: Result<Void, L2CAPError>) {
+        var unexpected: Int?
         let resumption: PendingAnswers<UInt16, Void, L2CAPError>.Resumption? = state.withLock { state in
             guard let id = state.connections[handle]?.pendingRequests.removeValue(forKey: identifier) else {
                 state.statistics.unexpectedSignalingResponses += 1
+                unexpected = state.statistics.unexpectedSignalingResponses
                 return nil
             }
             return state.signalingAnswers.fulfill(id: id, with: WaitOutcome(result))
         }
         resumption?.resume()
+        if let unexpected { logUnexpectedSignalingResponse(handle: handle, count: unexpected) }
     }
 
     /// Peripheral: asks the central for new connection timing (L2CAP_CONNECTION_PARAMETER_

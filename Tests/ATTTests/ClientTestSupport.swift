@@ -6,10 +6,11 @@ import TestSupport
 /// noticed quickly (the outcome is asserted, never the time taken).
 func makeClient(
     _ script: [ScriptedBearer.Step], mtu: UInt16 = 23, timeout: Duration = ATTConstants.transactionTimeout,
-    serverPDUHandler: (@Sendable (ATTPDU) -> Void)? = nil
+    serverPDUHandler: (@Sendable (ATTPDU) -> Void)? = nil, logs: LogCapture? = nil
 ) -> (ATTClient, ScriptedBearer) {
     let bearer = ScriptedBearer(script, mtu: mtu)
-    return (ATTClient(bearer: bearer, transactionTimeout: timeout, serverPDUHandler: serverPDUHandler), bearer)
+    let logger = LogCapture.logger(ATTClient.defaultLogLabel, from: logs)
+    return (ATTClient(bearer: bearer, transactionTimeout: timeout, serverPDUHandler: serverPDUHandler, logger: logger), bearer)
 }
 
 /// Runs `body` and returns its typed error, or nil when it succeeded.

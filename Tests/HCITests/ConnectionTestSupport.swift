@@ -24,7 +24,7 @@ final class ConnectionBench: Sendable {
 
     /// `extended`: the chip lists LE Extended Create Connection. `cancelTimeout` is long by
     /// default so that a loaded machine cannot turn a scripted answer into a lost cancel.
-    static func start(extended: Bool = true, features: LEFeatures? = nil, cancelTimeout: Duration = .seconds(10), extraCommands: [any HCICommand.Type] = []) async throws -> ConnectionBench {
+    static func start(extended: Bool = true, features: LEFeatures? = nil, cancelTimeout: Duration = .seconds(10), extraCommands: [any HCICommand.Type] = [], logs: LogCapture? = nil) async throws -> ConnectionBench {
         var chip = FakeChip()
         chip.supported += [
             LECreateConnection.self, LECreateConnectionCancel.self, LEConnectionUpdate.self,
@@ -33,13 +33,13 @@ final class ConnectionBench: Sendable {
         if extended { chip.supported.append(LEExtendedCreateConnection.self) }
         chip.supported += extraCommands
         if let features { chip.leFeatures = features }
-        let bench = ConnectionBench(chip: chip, cancelTimeout: cancelTimeout)
+        let bench = ConnectionBench(chip: chip, cancelTimeout: cancelTimeout, logs: logs)
         try bench.controller.start()
         try await bench.controller.powerOn()
         return bench
     }
 
-    private init(chip: FakeChip, cancelTimeout: Duration) {
+    private init(chip: FakeChip, cancelTimeout: Duration, logs: LogCapture?) {
         self.chip = chip
         let book = self.book
         transport = ScriptedTransport { packet in
@@ -65,7 +65,7 @@ final class ConnectionBench: Sendable {
             if let script { answer = script(packet).isEmpty ? answer : script(packet) }
             return answer
         }
-        controller = HCIController(transport: transport)
+        controller = HCIController(transport: transport, logger: LogCapture.logger(HCIController.defaultLogLabel, from: logs))
         connector = Connector(controller: controller, cancelTimeout: cancelTimeout)
     }
 

@@ -2,6 +2,7 @@ import BluetoothCore
 import HCI
 import HCITransport
 import L2CAP
+import Logging
 
 /// Packets the host sent after bring-up, read in order with a deadline (no polling: a
 /// waiter is resumed by the send itself, or by its timer).
@@ -149,13 +150,15 @@ public struct L2CAPHarness: Sendable {
 
     public static func make(
         aclLength: UInt16 = 27, aclCount: UInt8 = 4, returnsCreditsAtOnce: Bool = false,
-        configuration: ChannelManager.Configuration = .init()
+        configuration: ChannelManager.Configuration = .init(), logs: LogCapture? = nil
     ) async throws -> L2CAPHarness {
         let chip = TestChip(aclLength: aclLength, aclCount: aclCount, returnsCreditsAtOnce: returnsCreditsAtOnce)
         let transport = ScriptedTransport { chip.answer($0) }
-        let controller = HCIController(transport: transport)
+        let controller = HCIController(transport: transport, logger: LogCapture.logger(HCIController.defaultLogLabel, from: logs))
         try controller.start()
-        let manager = ChannelManager(controller: controller, configuration: configuration)
+        let manager = ChannelManager(
+            controller: controller, configuration: configuration,
+            logger: LogCapture.logger(ChannelManager.defaultLogLabel, from: logs))
         try await controller.powerOn()
         chip.startRecording()
         return L2CAPHarness(chip: chip, transport: transport, controller: controller, manager: manager)

@@ -12,6 +12,7 @@ public final class RadioHarness: Sendable {
     /// `readyTimeout`: how long the radio may take to print its ready line (in the kernel
     /// lane's TCG guest, Python and Bumble alone take several seconds to start).
     public init(arguments: [String], readyTimeout: Duration = .seconds(15)) throws {
+        _ = TestLogging.quiet
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("bareble-radio-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -45,6 +45,7 @@ public final class ScriptedBearer: ATTBearer {
     /// for PDUs whose order against the client's requests is not fixed (confirmations of
     /// a burst of indications sent while a procedure runs).
     public init(_ script: [Step] = [], mtu: UInt16 = 23, mtuIsNegotiatedBelow: Bool = false, unscripted: Set<ATTOpcode> = []) {
+        _ = TestLogging.quiet
         state = Lock(State(script: script, mtu: mtu, mtuIsNegotiatedBelow: mtuIsNegotiatedBelow, unscripted: unscripted))
     }
 

@@ -19,6 +19,7 @@ public final class ScriptedTransport: HCITransport {
     }
 
     public init(responder: @escaping @Sendable (HCIPacket) -> [HCIPacket] = { _ in [] }) {
+        _ = TestLogging.quiet
         state.withLock { $0.responder = responder }
     }
 

@@ -16,11 +16,16 @@ public struct TransportOptions: ParsableArguments, Sendable {
     @Flag(help: "Print every HCI packet, both ways, decoded as bareble-trace shows it, on stderr.")
     public var trace = false
 
+    @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Log more of what the stack does, on stderr: -v connections, pairings and recoveries (info), -vv debug, -vvv trace. Default: the level in $BAREBLE_LOG (trace, debug, info or warning), else warnings and errors only.")
+    public var verbosity: Int
+
     /// Opens the transport and starts the driver; the controller is not yet powered on.
     /// A capture is created only for a transport that can be driven, and removed again when
     /// the transport does not open, so a failed run leaves no header-only file behind. `tap`
     /// sees every packet too (`hci` and `att` print what their packet provoked).
     public func openController(readerWait: ReaderWait = .blocking, tap extra: TraceTap? = nil) throws -> HCIController {
+        // Before the first layer makes its logger.
+        ToolLogging.bootstrap(level: try ToolLogging.level(verbosity: verbosity, environment: getenv(ToolLogging.environmentVariable).map { String(cString: $0) }))
         let spec: TransportSpec
         do throws(TransportError) {
             if let transport {

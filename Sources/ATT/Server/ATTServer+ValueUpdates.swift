@@ -79,10 +79,12 @@ extension ATTServer {
 
     /// The client confirmed the outstanding indication (on the bearer's thread).
     func confirmationReceived() {
+        var unexpected: Int?
         let (resumption, next): (PendingAnswers<IndicationWait, Bool, ATTServerError>.Resumption?, (UInt64, [UInt8])?) =
             state.withLock { state in
                 guard state.closedReason == nil, let inFlight = state.indicationInFlight else {
                     state.statistics.unexpectedConfirmations += 1
+                    unexpected = state.statistics.unexpectedConfirmations
                     return (nil, nil)
                 }
                 DeadlineTimer.shared.cancel(inFlight.deadline)
@@ -90,6 +92,9 @@ extension ATTServer {
                 state.statistics.indicationsConfirmed += 1
                 return (state.indications.fulfill(id: inFlight.id, with: .value(true)), startNextIndication(&state))
             }
+        if let unexpected {
+            logger.droppedInput("confirmation with no indication outstanding ignored", counter: "unexpectedConfirmations", count: unexpected)
+        }
         resumption?.resume()
         if let (id, bytes) = next { transmitIndication(id: id, bytes: bytes) }
     }
@@ -141,6 +146,7 @@ extension ATTServer {
             return true
         }
         guard expired else { return }
+        logger.warning("indication not confirmed in time: bearer closed", metadata: ["timeout": "\(configuration.indicationTimeout)"])
         stop(
             .transactionTimedOut(request: .handleValueIndication), closeLink: true,
             inFlightIndicationError: .indicationTimedOut(timeout: configuration.indicationTimeout))

@@ -1,4 +1,5 @@
 import BluetoothCore
+import Logging
 
 /// The ATT server of one bearer (Core 5.4 Vol 3 Part F 3.3, 3.4), serving an
 /// ``ATTAttributeStore``.
@@ -125,10 +126,11 @@ public final class ATTServer: Sendable {
     public init(
         bearer: any ATTBearer, store: any ATTAttributeStore, bearerID: UInt16, peer: DeviceAddress? = nil,
         security: ATTLinkSecurity = .open, configuration: Configuration = Configuration(),
-        verifier: ATTSignatureVerifier? = nil
+        verifier: ATTSignatureVerifier? = nil, logger: Logger = Logger(label: ATTClient.defaultLogLabel)
     ) {
         self.bearer = bearer
         self.configuration = configuration
+        self.logger = logger
         let receiveMTU = max(ATTConstants.minimumLEMTU, min(configuration.receiveMTU, bearer.maximumMTU ?? configuration.receiveMTU))
         processor = ATTRequestProcessor(store: store, receiveMTU: receiveMTU)
         self.verifier = verifier
@@ -137,6 +139,9 @@ public final class ATTServer: Sendable {
             context: ATTServerContext(bearer: bearerID, peer: peer, security: security),
             prepareQueue: ATTPrepareQueue(entryLimit: configuration.prepareQueueEntries, byteLimit: configuration.prepareQueueBytes)))
     }
+
+    /// Where the server logs what it refused or dropped (the ATT label, as the client).
+    public let logger: Logger
 
     /// Who the peer is and how the link is protected, as requests are checked against now.
     public var context: ATTServerContext { state.withLock { $0.context } }
@@ -188,7 +193,7 @@ public final class ATTServer: Sendable {
     /// A PDU from the peer that did not decode, or was longer than the ATT_MTU.
     func receiveInvalid(_ opcode: ATTOpcode) {
         if opcode.isCommand {
-            state.withLock { $0.statistics.commandsIgnored += 1 }
+            dropped(\.commandsIgnored, "commandsIgnored", "invalid command ignored", opcode: opcode)
         } else if opcode.kind == .request || opcode.kind == nil {
             enqueue(.invalidRequest(opcode), opcode)
         }
@@ -200,13 +205,13 @@ public final class ATTServer: Sendable {
     }
 
     private func enqueue(_ item: Item, _ opcode: ATTOpcode) {
-        enum Outcome { case none, startDrain, answerHere, violation(ATTOpcode) }
+        enum Outcome { case none, startDrain, answerHere, violation(ATTOpcode), inboxFull(Int) }
         let outcome: Outcome = state.withLock { state in
             guard state.closedReason == nil else { return .none }
             if case .command = item {
                 guard state.commandsInInbox < configuration.commandInboxLimit else {
                     state.statistics.commandsDroppedForFullInbox += 1
-                    return .none
+                    return .inboxFull(state.statistics.commandsDroppedForFullInbox)
                 }
                 state.commandsInInbox += 1
             } else {
@@ -232,7 +237,11 @@ public final class ATTServer: Sendable {
         case .startDrain: Task { await self.drain() }
         case .answerHere:
             if case .request(let pdu, _) = item { answerHere(pdu) }
-        case .violation(let outstanding): stop(.protocolViolation(request: outstanding, received: opcode), closeLink: true)
+        case .violation(let outstanding):
+            logger.warning("request while another was unanswered: bearer closed", metadata: ["outstanding": "\(outstanding)", "received": "\(opcode)"])
+            stop(.protocolViolation(request: outstanding, received: opcode), closeLink: true)
+        case .inboxFull(let count):
+            logger.droppedForOverflow("command dropped: the inbox is full", counter: "commandsDroppedForFullInbox", count: count, metadata: ["opcode": "\(opcode)"])
         }
     }
 
@@ -276,7 +285,7 @@ public final class ATTServer: Sendable {
             switch item {
             case .request(let pdu, let admitted): await answer(pdu, admitted: admitted)
             case .invalidRequest(let opcode):
-                state.withLock { $0.statistics.invalidRequests += 1 }
+                dropped(\.invalidRequests, "invalidRequests", "invalid request answered with Invalid PDU", opcode: opcode)
                 send(response: .errorResponse(.init(requestOpcodeInError: opcode, attributeHandleInError: 0, errorCode: .invalidPDU)))
             case .command(let pdu): await perform(pdu)
             }
@@ -352,14 +361,22 @@ public final class ATTServer: Sendable {
         let outcome: ATTCommandOutcome = processor.store.admit(command, context: context) == nil
             ? await processor.perform(command, context: context, verifier: verifier)
             : .refused
-        state.withLock { state in
-            switch outcome {
-            case .performed: state.statistics.commandsPerformed += 1
-            case .refused: state.statistics.commandsRefused += 1
-            case .signatureRejected: state.statistics.signedWritesRejected += 1
-            case .unknown: state.statistics.commandsIgnored += 1
-            }
+        switch outcome {
+        case .performed: state.withLock { $0.statistics.commandsPerformed += 1 }
+        case .refused: state.withLock { $0.statistics.commandsRefused += 1 }
+        case .signatureRejected: dropped(\.signedWritesRejected, "signedWritesRejected", "Signed Write Command rejected: its signature did not verify", opcode: command.opcode)
+        case .unknown: dropped(\.commandsIgnored, "commandsIgnored", "unknown command ignored", opcode: command.opcode)
         }
+    }
+
+    /// Counts a PDU the server refused under `counter` (named `name` in the log line) and
+    /// logs it: one warning each, with the running count.
+    func dropped(_ counter: WritableKeyPath<Statistics, Int>, _ name: String, _ message: Logger.Message, opcode: ATTOpcode) {
+        let count = state.withLock { state in
+            state.statistics[keyPath: counter] += 1
+            return state.statistics[keyPath: counter]
+        }
+        logger.droppedInput(message, counter: name, count: count, metadata: ["opcode": "\(opcode)"])
     }
 
     // MARK: The end

@@ -1,5 +1,6 @@
 import ATT
 import BluetoothCore
+import Logging
 
 /// The Service Changed ranges waiting for rediscovery (Core 5.4 Vol 3 Part G 7.1), bounded
 /// whatever the server sends: at most one range is being rediscovered and at most one
@@ -15,6 +16,8 @@ final class ServiceChangedQueue: Sendable {
     }
 
     private let state = Lock(State())
+    /// The GATT layer's logger: malformed Service Changed values.
+    private let logger = Logger(label: "bareble.gatt")
 
     var statistics: GATTClient.ServiceChangedStatistics { state.withLock { $0.statistics } }
 
@@ -25,6 +28,14 @@ final class ServiceChangedQueue: Sendable {
         var reader = ByteReader(pushed.value)
         let start = try? reader.readUInt16()
         let end = try? reader.readUInt16()
+        var malformed: Int?
+        defer {
+            if let malformed {
+                logger.droppedInput(
+                    "malformed Service Changed value ignored", counter: "malformedValues", count: malformed,
+                    metadata: ["bytes": .prefix(pushed.value)])
+            }
+        }
         return state.withLock { state in
             // Service Changed is indicate-only (Part G 7.1): a notification is not the
             // server telling the client something it confirmed.
@@ -34,6 +45,7 @@ final class ServiceChangedQueue: Sendable {
             }
             guard let start, let end, reader.isAtEnd, start > 0, start <= end else {
                 state.statistics.malformedValues += 1
+                malformed = state.statistics.malformedValues
                 return nil
             }
             state.statistics.indications += 1

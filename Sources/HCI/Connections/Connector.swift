@@ -202,11 +202,13 @@ public final class Connector: Sendable {
             connection = made
         case let .value(.refused(status)):
             state.withLock { $0.attempt = nil }
+            controller.logger.info("connection failed", metadata: ["peer": "\(peer)", "status": "\(status)"])
             throw .failed(peer, status)
         case let .failed(error):
             state.withLock { $0.attempt = nil }
             throw error
         case .expired:
+            controller.logger.warning("connection attempt timed out", metadata: ["peer": "\(peer)", "timeout": "\(timeout)"])
             try await cancelAttempt(to: peer, giving: .timedOut(peer, after: timeout))
         case .cancelled, .value(.granted):
             try await cancelAttempt(to: peer, giving: .cancelled(peer))

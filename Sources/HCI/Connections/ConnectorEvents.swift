@@ -40,6 +40,11 @@ extension Connector {
         case let .disconnectionComplete(disconnection):
             if disconnection.status == .success {
                 let connection = state.withLock { $0.connections.removeValue(forKey: disconnection.connectionHandle) }
+                if let connection {
+                    controller.logger.info("disconnected", metadata: [
+                        "peer": "\(connection.peer)", "handle": .hex(connection.handle), "reason": "\(disconnection.reason)",
+                    ])
+                }
                 connection?.ended(reason: disconnection.reason)
             } else {
                 connection(handle: disconnection.connectionHandle)?.disconnectFailed(disconnection.status)
@@ -101,8 +106,18 @@ extension Connector {
             }
             return (.stray, [], stale, [], nil)
         }
+        if let stale {
+            controller.logger.warning("connection completed on a live handle: its end was missed", metadata: ["peer": "\(stale.peer)", "handle": .hex(stale.handle)])
+        }
         stale?.ended(reason: .unspecifiedError)
         for resumption in resumptions { resumption.resume() }
+        if let connection, route != .abandoned {
+            controller.logger.info("connected", metadata: [
+                "peer": "\(connection.peer)", "handle": .hex(connection.handle), "role": "\(connection.role)",
+            ])
+        } else if connection == nil, route == .incoming {
+            controller.logger.info("incoming connection failed", metadata: ["peer": "\(completion.peer)", "status": "\(completion.status)"])
+        }
         guard let connection else { return }
         switch route {
         case .incoming:
@@ -112,7 +127,13 @@ extension Connector {
                 if case .dropped = stream.yield(connection) { dropped += 1 }
             }
             guard dropped > 0 else { return }
-            state.withLock { $0.droppedIncomingConnections += dropped }
+            let count = state.withLock { state in
+                state.droppedIncomingConnections += dropped
+                return state.droppedIncomingConnections
+            }
+            controller.logger.droppedForOverflow(
+                "incoming connection not taken: its stream was full", counter: "droppedIncomingConnections", count: count,
+                metadata: ["peer": "\(connection.peer)", "handle": .hex(connection.handle)])
             // No reader will ever see it: a link left up would hold a controller slot and
             // the peer with nobody serving it, so it ends at once.
             if dropped == streams.count, acceptor == nil {
@@ -120,6 +141,7 @@ extension Connector {
             }
         case .abandoned:
             // The attempt whose cancel was never confirmed came up after all; nobody wants it.
+            controller.logger.info("late connection of an abandoned attempt: disconnecting it", metadata: ["peer": "\(connection.peer)"])
             Task { try? await connection.disconnect() }
         case .attempt, .stray:
             break

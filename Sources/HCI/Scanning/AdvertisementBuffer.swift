@@ -1,4 +1,5 @@
 import BluetoothCore
+import Logging
 
 /// The bounded queue between the reader thread and one stream consumer.
 ///
@@ -33,10 +34,12 @@ final class AdvertisementBuffer: Sendable {
     private let state = Lock(State())
     /// The scanner's total over all streams, for ``ScanStatistics/streamBufferDrops``.
     private let totalDrops: DropCounter
+    private let logger: Logger
 
-    init(limit: Int, totalDrops: DropCounter) {
+    init(limit: Int, totalDrops: DropCounter, logger: Logger) {
         self.limit = max(1, limit)
         self.totalDrops = totalDrops
+        self.logger = logger
     }
 
     /// Advertisements dropped so far because the buffer was full.
@@ -44,15 +47,19 @@ final class AdvertisementBuffer: Sendable {
 
     /// Reader thread: queue `advertisement`, or count it dropped.
     func append(_ advertisement: Advertisement) {
+        var dropped = 0
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { state in
             guard !state.finished else { return nil }
             guard state.pending.count < limit else {
                 state.dropped += 1
-                totalDrops.add()
+                dropped = totalDrops.add()
                 return nil
             }
             state.pending.append(advertisement)
             return Self.removeWaiter(&state)
+        }
+        if dropped > 0 {
+            logger.droppedForOverflow("advertisement dropped: a scan stream's reader fell behind", counter: "streamBufferDrops", count: dropped)
         }
         waiter?.resume()
     }

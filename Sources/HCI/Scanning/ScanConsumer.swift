@@ -40,6 +40,8 @@ final class ConsumerToken: Sendable {
 /// the yield happens after the lock is released.
 final class DropCounter: Sendable {
     private let count = Atomic<Int>(0)
-    func add() { count.add(1, ordering: .relaxed) }
+    /// Returns the new total.
+    @discardableResult
+    func add() -> Int { count.add(1, ordering: .relaxed).newValue }
     var value: Int { count.load(ordering: .relaxed) }
 }

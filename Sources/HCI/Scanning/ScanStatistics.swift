@@ -22,4 +22,19 @@ public struct ScanStatistics: Sendable, Equatable {
     public var streamBufferDrops = 0
 
     public init() {}
+
+    /// The counters of reports dropped on the way in, compared before and after each event
+    /// so that the scanner logs a drop without touching anything else on its hot path.
+    struct Drops: Equatable {
+        var malformedReports: Int
+        var oversizedAdvertisements: Int
+        var abandonedAssemblies: Int
+        var anonymousReports: Int
+    }
+
+    var drops: Drops {
+        Drops(
+            malformedReports: malformedReports, oversizedAdvertisements: oversizedAdvertisements,
+            abandonedAssemblies: abandonedAssemblies, anonymousReports: anonymousReports)
+    }
 }

@@ -126,7 +126,7 @@ public final class Scanner: Sendable {
     private func makeStream(filter: ScanFilter, parameters: ScanParameters, bufferLimit: Int) -> (AdvertisementStream, ScanConsumer) {
         let id = makeID()
         let token = ConsumerToken()
-        let buffer = AdvertisementBuffer(limit: bufferLimit, totalDrops: streamDrops)
+        let buffer = AdvertisementBuffer(limit: bufferLimit, totalDrops: streamDrops, logger: controller.logger)
         let consumer = ScanConsumer(
             id: id, filter: filter, parameters: parameters,
             sink: { buffer.append($0) },
@@ -319,19 +319,40 @@ public final class Scanner: Sendable {
         default: return
         }
         let timestamp = now()
+        // The drop counters before and after this event, taken only when one moved.
+        var drops: (before: ScanStatistics.Drops, after: ScanStatistics.Drops)?
         var deliveries: [Delivery] = state.withLock { state in
             guard !state.consumers.isEmpty else { return [] }
+            let before = state.pipeline.statistics.drops
             state.pipeline.process(meta, timestamp: timestamp)
+            if state.pipeline.statistics.drops != before { drops = (before, state.pipeline.statistics.drops) }
             guard !state.pipeline.output.isEmpty else { return [] }
             var deliveries = state.scratch
             state.scratch = []
             distribute(&state, into: &deliveries)
             return deliveries
         }
+        if let drops { logDrops(from: drops.before, to: drops.after) }
         guard !deliveries.isEmpty else { return }
         for delivery in deliveries { delivery.sink(delivery.advertisement) }
         deliveries.removeAll(keepingCapacity: true)
         state.withLock { $0.scratch = deliveries }
+    }
+
+    private func logDrops(from before: ScanStatistics.Drops, to after: ScanStatistics.Drops) {
+        let logger = controller.logger
+        if after.malformedReports != before.malformedReports {
+            logger.droppedInput("advertising report with a reserved value dropped", counter: "malformedReports", count: after.malformedReports)
+        }
+        if after.oversizedAdvertisements != before.oversizedAdvertisements {
+            logger.droppedInput("extended advertisement over 1650 octets dropped", counter: "oversizedAdvertisements", count: after.oversizedAdvertisements)
+        }
+        if after.abandonedAssemblies != before.abandonedAssemblies {
+            logger.droppedForOverflow("extended advertisement abandoned: too many in reassembly", counter: "abandonedAssemblies", count: after.abandonedAssemblies)
+        }
+        if after.anonymousReports != before.anonymousReports {
+            logger.debug("anonymous extended advertisement dropped", metadata: ["anonymousReports": "\(after.anonymousReports)"])
+        }
     }
 
     /// Moves the pipeline's finished advertisements to the consumers that want them.

@@ -35,10 +35,17 @@ extension SecurityManager {
     }
 
     private func timerFired(_ kind: TimerKind, id: UInt64) {
+        var fired = false
         let actions = state.withLock { state -> [PairingAction] in
             guard state.timers[kind]?.id == id else { return [] }
             state.timers[kind] = nil
+            fired = true
             return queued(state.machine.handle(kind == .smp ? .timerExpired : .deadlineExpired(after: pairingDeadline)), &state)
+        }
+        if fired {
+            logger.warning(
+                kind == .smp ? "SMP timer expired" : "pairing deadline passed",
+                metadata: ["peer": "\(connection.peer)", "after": "\(kind == .smp ? smpTimeout : pairingDeadline)"])
         }
         execute(actions)
     }

@@ -1,6 +1,7 @@
 import BluetoothCore
 import HCI
 import L2CAP
+import Logging
 
 /// Runs one connection's ``PairingMachine`` over the link: the SMP fixed channel (CID 6)
 /// of L2CAP, LE encryption on the HCI ``Connection``, the 30 s SMP timer and the overall
@@ -29,6 +30,12 @@ public final class SecurityManager: Sendable {
     /// The overall bound of one pairing, in either role, from its start to its end,
     /// however the peer paces it.
     public let pairingDeadline: Duration
+    /// Where pairing outcomes, fired timers and dropped PDUs are logged
+    /// (``SecurityManager/defaultLogLabel``).
+    public let logger: Logger
+
+    /// The SMP layer's logger label.
+    public static let defaultLogLabel = "bareble.smp"
 
     public static let defaultSMPTimeout: Duration = .seconds(30)
     /// Two minutes: a person answering within one SMP timer (30 s) plus 90 s for the rest,
@@ -95,9 +102,11 @@ public final class SecurityManager: Sendable {
         storedBond: BondLookup? = nil, attempts: RepeatedAttemptsRecord? = nil,
         observer: PairingObserver? = nil, encryptionObserver: EncryptionObserver? = nil, smpTimeout: Duration = SecurityManager.defaultSMPTimeout,
         pairingDeadline: Duration = SecurityManager.defaultPairingDeadline,
-        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        logger: Logger = Logger(label: SecurityManager.defaultLogLabel)
     ) throws(PairingError) {
         try configuration.validate()
+        self.logger = logger
         self.connection = connection
         self.channels = channels
         self.delegate = delegate
@@ -318,11 +327,13 @@ public final class SecurityManager: Sendable {
     }
 
     func feed(_ input: PairingInput) {
+        var dropped: Int?
         let actions = state.withLock { state -> [PairingAction] in
             if case .received = input {
                 // The bound on what a peer can make us queue (see workLimit).
                 guard state.queuedWork < Self.workLimit else {
                     state.droppedPeerPDUs += 1
+                    dropped = state.droppedPeerPDUs
                     return []
                 }
                 if let attempts {
@@ -330,6 +341,11 @@ public final class SecurityManager: Sendable {
                 }
             }
             return queued(state.machine.handle(input), &state)
+        }
+        if let dropped {
+            logger.droppedForOverflow(
+                "SMP PDU dropped: the pairing's work queue is full", counter: "droppedPeerPDUs", count: dropped,
+                metadata: ["peer": "\(connection.peer)"])
         }
         execute(actions)
     }
@@ -393,10 +409,16 @@ public final class SecurityManager: Sendable {
             case let .securityRequested(requirements):
                 securityRequested(requirements)
             case let .completed(keys):
+                logger.info("paired", metadata: [
+                    "peer": "\(connection.peer)", "method": "\(keys.method.map { "\($0)" } ?? "stored key")",
+                    "secureConnections": "\(keys.secureConnections)", "authenticated": "\(keys.authenticated)",
+                    "bonded": "\(keys.bonded)", "keySize": "\(keys.keySize)",
+                ])
                 attempts?.withLock { $0.succeeded(connection.peer.address) }
                 observer?(.success(keys))
                 finish(.success(keys))
             case let .failed(error):
+                logger.info("pairing failed", metadata: ["peer": "\(connection.peer)", "error": "\(error)"])
                 if RepeatedAttempts.counts(error) { attempts?.withLock { $0.failed(connection.peer.address, at: .now) } }
                 observer?(.failure(error))
                 finish(.failure(error))
