@@ -12,8 +12,9 @@ import TestSupport
 @Suite(.serialized) struct ANCSHostileVirtualRadio {
     static let radio = Result { try ANCSRadio() }
 
-    /// Short enough that the modes which never complete end quickly.
-    static let session = ANCSSessionConfiguration(commandTimeout: .seconds(2))
+    /// Short enough that the modes which never complete end quickly, long enough that an
+    /// answer the phone does send arrives under a loaded CI machine (2 s did not).
+    static let session = ANCSSessionConfiguration(commandTimeout: .seconds(5))
 
     @Test("broken Data Source answers end in typed failures and the next notification still comes")
     func brokenAnswers() async throws {

@@ -78,7 +78,7 @@ import TestSupport
         let heartRate = BluetoothUUID(UInt16(0x2A37))
         var remains: [Remains] = []
         for _ in 1...20 {
-            let peripheral = try await central.connect(to: GATTFacadeVirtualRadio.peripheral, timeout: .seconds(5))
+            let peripheral = try await central.connect(to: GATTFacadeVirtualRadio.peripheral, timeout: .seconds(20))
             try await peripheral.discoverServices()
             let beats = try await peripheral.notifications(for: try #require(peripheral.characteristic(heartRate)))
             try await peripheral.disconnect()

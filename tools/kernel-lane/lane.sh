@@ -20,7 +20,7 @@ repo="$(cd "$here/../.." && pwd)"
 readonly EXIT_USAGE=2 EXIT_TIMED_OUT=124 EXIT_NO_GUEST=125
 
 job_dir=""
-timeout=420
+timeout=600
 tests=false
 while [ $# -gt 0 ]; do
     case "$1" in

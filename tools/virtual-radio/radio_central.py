@@ -240,10 +240,15 @@ class GattCentral(Peer):
             # Every PDU handed to the central's controller and sent on (its Number Of
             # Completed Packets come after the link has taken each one), so that `expect=0`
             # acks a flood only once it is on its way to the exposed controller.
-            host_connection = self.device.host.connections[connection.handle]
-            drained = asyncio.ensure_future(host_connection.acl_packet_queue.drain(connection.handle))
-            await asyncio.wait({drained, dropped}, timeout=REQUEST_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
-            drained.cancel()
+            # The host forgets the connection as soon as the link drops, which may be before
+            # the disconnection event reaches `dropped`.
+            host_connection = self.device.host.connections.get(connection.handle)
+            if host_connection is not None:
+                drained = asyncio.ensure_future(host_connection.acl_packet_queue.drain(connection.handle))
+                await asyncio.wait({drained, dropped}, timeout=REQUEST_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
+                drained.cancel()
+            elif not dropped.done():
+                await asyncio.wait({dropped}, timeout=REQUEST_TIMEOUT)
             if 'fence' in settings and not dropped.done():
                 self.fence = loop.create_future()
                 self.device.send_l2cap_pdu(connection.handle, 0x0005, bytes([FENCE_PROBE_CODE, FENCE_IDENTIFIER, 0, 0]))

@@ -69,7 +69,7 @@ enum KernelGuest {
     /// Two controllers through /dev/vhci (hci0, hci1) and, on the same air, the HRM
     /// peripheral (with its encrypted characteristic) and the scanner peer. Started once.
     static let radio = Result {
-        try RadioHarness(arguments: ["--vhci", "2", "--peripheral", "--scanner", "--lifetime", "480"], readyTimeout: .seconds(120))
+        try RadioHarness(arguments: ["--vhci", "2", "--peripheral", "--scanner", "--lifetime", "660"], readyTimeout: .seconds(120))
     }
 
     static let peripheral = DeviceAddress(BluetoothAddress(0xC44B_4D00_0001), type: .random)
