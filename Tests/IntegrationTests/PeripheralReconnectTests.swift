@@ -69,9 +69,13 @@ import TestSupport
 /// discovers (from its cache after the first time), subscribes and disconnects, again and
 /// again; each ``Peripheral`` and its link must be freed once the caller drops it.
 @Suite(.serialized) struct CentralReconnect {
+    /// A radio of its own: the radio's peripheral takes one central at a time, and
+    /// GATTFacadeVirtualRadio's tests run beside these (sharing its radio made both time out).
+    static let harness = Result { try RadioHarness(arguments: ["--tcp", "--peripheral"]) }
+
     @Test("connect, discover, subscribe, disconnect cycles: every Peripheral and its link are freed, no table keeps its handle")
     func cycles() async throws {
-        let harness = try GATTFacadeVirtualRadio.harness.get()
+        let harness = try Self.harness.get()
         let central = try Central.open(.tcp(host: "127.0.0.1", port: harness.radio.tcpPort))
         defer { central.close() }
         try await central.powerOn()
