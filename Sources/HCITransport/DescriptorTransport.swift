@@ -28,14 +28,17 @@ public final class DescriptorTransport: HCITransport {
     private let counters = Lock(H4Framer.Statistics())
 
     /// H4 over a byte-stream descriptor the caller already holds (one end of a socketpair, a
-    /// bridge's socket, a device node opened its own way). Takes ownership of `fd`.
+    /// bridge's socket, a device node opened its own way). Takes ownership of `fd`. Without
+    /// `framing`, a stream socket gets ``H4Framer/Configuration/reliable`` framing (it loses
+    /// no byte) and anything else the stall gap of a UART.
     public static func stream(
-        fd: Int32, name: String, framing: H4Framer.Configuration = .controllerToHost, wait: ReaderWait = .blocking,
+        fd: Int32, name: String, framing: H4Framer.Configuration? = nil, wait: ReaderWait = .blocking,
         logger: Logger = Logger(label: DescriptorTransport.defaultLogLabel)
     ) throws(TransportError) -> DescriptorTransport {
         var status = stat()
         let isSocket = fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
         let loop = try DescriptorLoop(fd: fd, spec: nil, name: name, isSocket: isSocket, wait: wait)
+        let framing = framing ?? (isSocket ? .controllerToHost.reliable : .controllerToHost)
         return DescriptorTransport(loop: loop, framing: .stream(framing), logger: logger)
     }
 

@@ -19,7 +19,10 @@ import BluetoothCore
 ///   at bytes already received: a frame at the end of a chunk is delivered at once,
 ///   because holding it for the next chunk would add latency to every scan report;
 /// - a partial frame with no new byte for ``Configuration/stallGap`` is rescanned from its
-///   second byte (recovering complete packets it swallowed) and the rest is discarded.
+///   second byte (recovering complete packets it swallowed) and the rest is discarded. Only
+///   a stream that can lose bytes needs this (a UART overrun, a controller reset mid-frame);
+///   over TCP or a socketpair a gap is a slow or descheduled sender, and abandoning its
+///   packet would throw away a report that was on its way (``Configuration/reliable``).
 ///
 /// Time is passed in (monotonic nanoseconds) so tests are deterministic.
 ///
@@ -37,14 +40,15 @@ public struct H4Framer: Sendable {
         public var maxACLLength: Int
         /// ISO frames announcing more than this are treated as misaligned.
         public var maxISOLength: Int
-        /// A partial packet with no new byte for this long is abandoned.
-        public var stallGap: Duration
+        /// A partial packet with no new byte for this long is abandoned; nil waits for the
+        /// rest however long it takes (a stream that loses no byte, see ``reliable``).
+        public var stallGap: Duration?
 
         public init(
             acceptedTypes: Set<HCIPacketType> = [.event, .acl, .sco, .iso],
             maxACLLength: Int = 1024,
             maxISOLength: Int = 4095,
-            stallGap: Duration = .milliseconds(100)
+            stallGap: Duration? = .milliseconds(100)
         ) {
             self.acceptedTypes = acceptedTypes
             self.maxACLLength = maxACLLength
@@ -56,6 +60,16 @@ public struct H4Framer: Sendable {
         public static let controllerToHost = Configuration()
         /// Every packet type, commands included (a fake controller in tests reads these).
         public static let anyDirection = Configuration(acceptedTypes: Set(HCIPacketType.allCases))
+
+        /// The same, for a stream that never loses or reorders a byte (TCP, a socketpair):
+        /// no stall gap. Misaligned headers are still caught; a partial packet is only ever
+        /// completed, since its sender may simply be slow (a loaded machine, a TCP
+        /// retransmission) and the packet costs at most one frame of memory meanwhile.
+        public var reliable: Configuration {
+            var configuration = self
+            configuration.stallGap = nil
+            return configuration
+        }
     }
 
     /// How much the framer had to throw away to stay aligned.
@@ -77,7 +91,7 @@ public struct H4Framer: Sendable {
     public private(set) var statistics = Statistics()
 
     private let acceptedMask: UInt8
-    private let stallGapNanoseconds: UInt64
+    private let stallGapNanoseconds: UInt64?
     /// The start of a frame split across chunks, indicator first.
     private var pending: [UInt8] = []
     private var lastByteTime: UInt64 = 0
@@ -87,8 +101,10 @@ public struct H4Framer: Sendable {
         var mask: UInt8 = 0
         for type in configuration.acceptedTypes { mask |= 1 << type.rawValue }
         acceptedMask = mask
-        let (seconds, attoseconds) = configuration.stallGap.components
-        stallGapNanoseconds = UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
+        stallGapNanoseconds = configuration.stallGap.map { gap in
+            let (seconds, attoseconds) = gap.components
+            return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
+        }
         pending.reserveCapacity(64)
     }
 
@@ -96,9 +112,11 @@ public struct H4Framer: Sendable {
     /// ``stallDeadline`` before calling ``expire(now:deliver:)``.
     public var isMidPacket: Bool { !pending.isEmpty }
 
-    /// When the buffered partial packet counts as stalled (monotonic nanoseconds), or nil.
+    /// When the buffered partial packet counts as stalled (monotonic nanoseconds), or nil
+    /// (nothing buffered, or no stall gap).
     public var stallDeadline: UInt64? {
-        pending.isEmpty ? nil : lastByteTime &+ stallGapNanoseconds
+        guard !pending.isEmpty, let stallGapNanoseconds else { return nil }
+        return lastByteTime &+ stallGapNanoseconds
     }
 
     /// Feeds bytes received at `now` (monotonic nanoseconds).

@@ -7,10 +7,12 @@ import CBluetooth
 /// H4 over a TCP connection (`tcp:HOST:PORT`): a controller bridged to the network, or the
 /// virtual radio.
 public enum TCPTransport {
-    /// Connects within `timeout`, trying each address the host resolves to.
+    /// Connects within `timeout`, trying each address the host resolves to. TCP loses no
+    /// byte, so by default a packet split across segments is waited for however long its
+    /// sender takes (``H4Framer/Configuration/reliable``).
     public static func connect(
         host: String, port: Int, timeout: Duration = .seconds(5),
-        framing: H4Framer.Configuration = .controllerToHost, wait: ReaderWait = .blocking,
+        framing: H4Framer.Configuration = .controllerToHost.reliable, wait: ReaderWait = .blocking,
         cleanup: (@Sendable () -> Void)? = nil
     ) throws(TransportError) -> DescriptorTransport {
         let spec = TransportSpec.tcp(host: host, port: port)

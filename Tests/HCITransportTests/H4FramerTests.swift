@@ -122,6 +122,22 @@ import TestSupport
         #expect(!framer.isMidPacket)
     }
 
+    /// Reliable framing (TCP, a socketpair) never abandons a partial packet, however late
+    /// the rest comes.
+    @Test func reliableFramingWaitsForTheRestOfAPacket() {
+        var framer = H4Framer(configuration: .controllerToHost.reliable)
+        var out: [HCIPacket] = []
+        let report = Samples.advertisingReport.h4Bytes
+        framer.feed(Array(report.prefix(5)), now: 1_000) { out.append($0) }
+        #expect(framer.isMidPacket)
+        #expect(framer.stallDeadline == nil)
+        framer.expire(now: .max) { out.append($0) }
+        framer.feed(Array(report.dropFirst(5)), now: 60_000_000_000) { out.append($0) }
+        #expect(out == [Samples.advertisingReport])
+        #expect(framer.statistics.stalls == 0)
+        #expect(framer.statistics.droppedFrames == 0)
+    }
+
     /// A stray indicator-like byte at the end of a burst swallows the next packets' bytes;
     /// the stall rescan gives back the complete packets it swallowed.
     @Test func stallRescanRecoversSwallowedPackets() {

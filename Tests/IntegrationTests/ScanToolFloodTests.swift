@@ -67,7 +67,7 @@ import TestSupport
         let advertisements = lines.filter { $0["address"] != nil }
         let drops = lines.filter { $0["event"] as? String == "dropped" }
         let dropped = drops.compactMap { $0["count"] as? Int }.reduce(0, +)
-        #expect(advertisements.count + dropped == Self.reports)
+        #expect(advertisements.count + dropped == Self.reports, "the tool said: \(outcome.errors.split(separator: "\n").filter { !$0.contains("fell behind") }.suffix(5))")
         #expect(dropped > 0)
         #expect(drops.last?["total"] as? Int == dropped)
         #expect(outcome.errors.contains("\(advertisements.count) advertisements handled, \(dropped) dropped"))

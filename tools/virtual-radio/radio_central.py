@@ -187,8 +187,8 @@ class GattCentral(Peer):
     async def action_exchange(self, pdus: str, *options: str) -> dict:
         """Sends raw ATT PDUs on CID 4 as a hostile client would: back to back, without
         waiting for any answer (pipelined requests, floods), then collects the server's
-        responses until `expect=N` (default 1) have come, the link drops, or REQUEST_TIMEOUT
-        passes. With `step`, each request (no Command Flag, even opcode, not a confirmation)
+        responses until `expect=N` (default 1) have come, the link drops, or `timeout=SECONDS`
+        (default REQUEST_TIMEOUT) passes: each wait below has that deadline. With `step`, each request (no Command Flag, even opcode, not a confirmation)
         waits for its response before the next PDU goes (`expect` is then not used). With
         `fence`, an unknown LE signaling command follows the PDUs and its Command Reject is
         waited for: the server has then received every PDU sent before it (one ACL link
@@ -199,6 +199,7 @@ class GattCentral(Peer):
         settings = dict(option.partition('=')[::2] for option in options)
         step = 'step' in settings
         expect = int(settings.get('expect', '1'), 0)
+        timeout = float(settings.get('timeout', REQUEST_TIMEOUT))
         plan = []
         for item in pdus.split(','):
             hex_pdu, _, count = item.partition('*')
@@ -211,7 +212,7 @@ class GattCentral(Peer):
                 dropped.set_result(int(reason))
 
         async def collect(count: int) -> None:
-            deadline = loop.time() + REQUEST_TIMEOUT
+            deadline = loop.time() + timeout
             wanted = len(received) + count
             while len(received) < wanted and not dropped.done() and loop.time() < deadline:
                 answer = asyncio.ensure_future(self.responses.get())
@@ -245,14 +246,14 @@ class GattCentral(Peer):
             host_connection = self.device.host.connections.get(connection.handle)
             if host_connection is not None:
                 drained = asyncio.ensure_future(host_connection.acl_packet_queue.drain(connection.handle))
-                await asyncio.wait({drained, dropped}, timeout=REQUEST_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait({drained, dropped}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
                 drained.cancel()
             elif not dropped.done():
-                await asyncio.wait({dropped}, timeout=REQUEST_TIMEOUT)
+                await asyncio.wait({dropped}, timeout=timeout)
             if 'fence' in settings and not dropped.done():
                 self.fence = loop.create_future()
                 self.device.send_l2cap_pdu(connection.handle, 0x0005, bytes([FENCE_PROBE_CODE, FENCE_IDENTIFIER, 0, 0]))
-                await asyncio.wait({self.fence, dropped}, timeout=REQUEST_TIMEOUT, return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait({self.fence, dropped}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
                 fenced = self.fence.done()
             if not step:
                 await collect(expect)
