@@ -113,11 +113,12 @@ public final class PeripheralManager: Sendable {
             if dropped > 0 { HostLog.droppedEvents(dropped, total: links.withLock { $0.statistics.droppedEvents += dropped; return $0.statistics.droppedEvents }) }
         }
         let serving = PeripheralServerStore(store: store, receiveMTU: att.receiveMTU, report: report)
+        let signatures = central.security.bonds.map { SignedWriteVerifier(bonds: $0).verifier }
         do {
             host = try PeripheralHost(central: central, options: advertising) { setup in
                 let server = ATTServer(
                     bearer: setup.bearer, store: serving, bearerID: setup.handle, peer: setup.identity,
-                    security: setup.security, configuration: att)
+                    security: setup.security, configuration: att, verifier: signatures)
                 links.withLock { $0.servers[setup.handle] = server }
                 return server
             }

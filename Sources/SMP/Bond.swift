@@ -78,7 +78,8 @@ public struct LongTermKey: Sendable, Hashable {
 /// (Core Vol 3 Part H 2.4.2.2, Vol 3 Part C 10.4).
 public struct SignatureKey: Sendable, Hashable {
     public var key: SMPValue128
-    /// The next SignCounter to use (ours) or the last one accepted (the peer's).
+    /// The next SignCounter to use (ours), or the lowest one still accepted from the peer:
+    /// one past the last signed write verified (the peer's).
     public var signCounter: UInt32
 
     public init(key: SMPValue128, signCounter: UInt32 = 0) {

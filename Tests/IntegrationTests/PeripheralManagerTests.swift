@@ -1,6 +1,7 @@
 import ATT
 import BareBLE
 import BluetoothCore
+import Bonding
 import Foundation
 import GATT
 import HCI
@@ -52,10 +53,14 @@ import TestSupport
     /// controller, and a new radio central connected to it, with an Exchange MTU of `mtu`
     /// unless nil.
     func serve(
-        _ advertisedName: String, pairing: String? = nil, services: [GATTDatabase.Service] = Self.services(), mtu: Int? = 247
+        _ advertisedName: String, pairing: String? = nil, services: [GATTDatabase.Service] = Self.services(), mtu: Int? = 247,
+        bonds: Bool = false
     ) async throws -> Served {
         let central = try await PeripheralRadio.open()
         let address = try #require(central.controller.info?.address)
+        if bonds {
+            central.security = SecurityPolicy(bonds: try BondStore(directory: PeripheralHostPairing.bondDirectory(), identity: .public(address)))
+        }
         let manager = try PeripheralManager(
             central: central, advertising: try PeripheralRadio.options(name: advertisedName), services: services,
             gatt: GATTServerConfiguration(deviceName: advertisedName))
@@ -178,6 +183,87 @@ import TestSupport
         }
         #expect(whole == longer)
         #expect(try await PeripheralRadio.central(name, "read \(long)")["value"] as? String == Hex.string(longer).lowercased())
+    }
+
+    static let signed = BluetoothUUID("B4AE2005-7E57-4BA2-B1E0-00000000C0DE")!
+
+    /// A value anyone may read, written only by a signed write or over an encrypted link.
+    static func signedService() -> [GATTDatabase.Service] {
+        [GATTDatabase.Service(uuid: service, characteristics: [
+            .init(uuid: signed, properties: [.read, .writeWithoutResponse, .authenticatedSignedWrites], value: [0x00],
+                  permissions: ATTPermissions(read: .init(), write: .init(protection: .encryption))),
+        ])]
+    }
+
+    /// The radio central pairs with a bond (its CSRK among the keys), leaves, and comes back
+    /// on a link that is not encrypted. Returns the value handle, as hex for `att`.
+    func bondedAndBackUnencrypted(_ advertisedName: String, pairing: String) async throws -> (Served, UInt16) {
+        let served = try await serve(advertisedName, pairing: pairing, services: Self.signedService(), mtu: nil, bonds: true)
+        let name = served.name
+        let paired = try await PeripheralRadio.central(name, "pair", timeout: .seconds(45))
+        #expect(paired["paired"] as? Bool == true, "\(paired)")
+        let saved = try await served.events.next("bond saved") { event -> Bool? in
+            if case let .host(.paired(_, _, saved)) = event { saved } else { nil }
+        }
+        #expect(saved)
+        try await PeripheralRadio.central(name, "disconnect")
+        let address = try #require(served.central.controller.info?.address)
+        try await PeripheralRadio.central(name, "connect \(address)")
+        let again = try await served.events.next("reconnection") { event -> RemoteCentral? in
+            if case let .host(.connected(link)) = event { link } else { nil }
+        }
+        #expect(!again.linkSecurity.isEncrypted)
+        let handle = try #require(served.manager.database.characteristic(Self.signed)).valueHandle
+        return (Served(central: served.central, manager: served.manager, events: served.events, name: name, link: again), handle)
+    }
+
+    @Test("Signed Write Commands on an unencrypted link: the bond's CSRK verifies them, a plain Write Command is refused, a replayed or tampered one is ignored and counted, and the counter survives in the bond")
+    func signedWrites() async throws {
+        let (served, handle) = try await bondedAndBackUnencrypted("BareBLE-PM-SIGN", pairing: "io=no-input-no-output sc=1 mitm=0 bonding=1")
+        defer { served.central.close() }
+        let name = served.name
+        let server = try #require(served.link.server)
+        func read() async throws -> String? { try await PeripheralRadio.central(name, "read \(handle)")["value"] as? String }
+        let le = Self.le(handle)
+
+        // Not encrypted: a Write Command needs encryption here, so it is refused in silence.
+        try await PeripheralRadio.central(name, "att 52\(le)11")
+        #expect(try await read() == "00")
+        // Signed with the CSRK the central distributed (Python's AES-CMAC): performed.
+        let first = try await PeripheralRadio.central(name, "signed-write \(handle) aa")
+        #expect(first["counter"] as? Int == 0)
+        #expect(try await read() == "aa")
+        let wrote = try await served.events.next("signed write") { event -> ([UInt8], Bool)? in
+            if case let .wrote(request, value, withResponse) = event, request.valueHandle == handle { (value, withResponse) } else { nil }
+        }
+        #expect(wrote.0 == [0xAA] && !wrote.1)
+        // The same counter again (a replay), then a bit of the MAC flipped: both ignored.
+        try await PeripheralRadio.central(name, "signed-write \(handle) bb counter=0")
+        try await PeripheralRadio.central(name, "signed-write \(handle) cc tamper")
+        #expect(try await read() == "aa")
+        // The next counter is accepted: counters need only increase.
+        try await PeripheralRadio.central(name, "signed-write \(handle) dd counter=5")
+        #expect(try await read() == "dd")
+        let statistics = server.statistics
+        #expect(statistics.signedWritesRejected == 2 && statistics.commandsRefused == 1, "\(statistics)")
+
+        // The bond keeps the lowest counter still accepted, in its file.
+        let bonds = try #require(served.central.security.bonds)
+        try bonds.reload()
+        let peer = try PeripheralRadio.address(of: name)
+        let key = try #require(bonds.bond(for: peer)?.peerKeys.signatureKey)
+        #expect(key.signCounter == 6)
+        #expect(key.key != .zero)
+        #expect(served.link.isConnected)
+    }
+
+    @Test("a central that distributed an all-zero CSRK gets no signed write through: anyone could sign with that key")
+    func zeroSigningKeyIsNotTrusted() async throws {
+        let (served, handle) = try await bondedAndBackUnencrypted("BareBLE-PM-SIGN0", pairing: "io=no-input-no-output sc=1 mitm=0 bonding=1 csrk=zero")
+        defer { served.central.close() }
+        try await PeripheralRadio.central(served.name, "signed-write \(handle) aa")
+        #expect(try await PeripheralRadio.central(served.name, "read \(handle)")["value"] as? String == "00")
+        #expect(try #require(served.link.server).statistics.signedWritesRejected == 1)
     }
 
     @Test("notifications and indications reach Bumble's subscribed client; Service Changed is indicated when a service is added")

@@ -14,6 +14,8 @@ import asyncio
 import logging
 
 from bumble import att, gatt, hci
+from cryptography.hazmat.primitives.ciphers import algorithms
+from cryptography.hazmat.primitives.cmac import CMAC
 from bumble.core import UUID, PhysicalTransport
 from bumble.device import Peer as BumblePeer
 
@@ -31,12 +33,24 @@ SCAN_TIMEOUT = 30.0
 # What a server answers a request with (Vol 3 Part F 3.4.8); `exchange` collects these.
 COMMAND_FLAG = 0x40
 HANDLE_VALUE_CONFIRMATION = 0x1E
+SIGNED_WRITE_COMMAND = 0xD2
 # An LE signaling command no host knows (Vol 3 Part A 4), and its identifier: its Command
 # Reject (4.1) comes back after everything sent before it on the link was received.
 FENCE_PROBE_CODE = 0x7F
 FENCE_IDENTIFIER = 0xF7
 RESPONSE_OPCODES = {0x01, 0x03, 0x05, 0x07, 0x09, 0x0B, 0x0D, 0x0F, 0x11, 0x13, 0x17, 0x19, 0x21}
 _CPR = hci.LeFeatureMask.CONNECTION_PARAMETERS_REQUEST_PROCEDURE
+
+
+def sign_data(csrk: bytes, data: bytes, counter: int) -> bytes:
+    """The Authentication Signature of `data` (Core 5.4 Vol 3 Part H 2.4.5): AES-CMAC under
+    the CSRK of data || SignCounter, both as numbers whose most significant octet is the
+    last on the air; SignCounter then the tag's 64 most significant bits, little-endian."""
+    message = data + counter.to_bytes(4, 'little')
+    mac = CMAC(algorithms.AES(bytes(reversed(csrk))))
+    mac.update(bytes(reversed(message)))
+    tag = mac.finalize()
+    return counter.to_bytes(4, 'little') + bytes(reversed(tag[:8]))
 
 
 class WithoutParametersRequest(RadioController):
@@ -269,6 +283,25 @@ class GattCentral(Peer):
         if dropped.done():
             result['disconnected'] = dropped.result()
         return result
+
+    async def action_signed_write(self, handle: str, hex_value: str, *options: str) -> dict:
+        """Sends a Signed Write Command (Core 5.4 Vol 3 Part F 3.4.5.4) signed with the CSRK
+        this central distributed when it paired (Vol 3 Part H 2.4.5, computed here with the
+        `cryptography` package's AES-CMAC, independently of BareBLE). Options: `counter=N`
+        (default: one past the last one used), `tamper` (flip a bit of the MAC). Ack:
+        `counter` and the `pdu` sent, hex."""
+        connection = self.live()
+        settings = dict(option.partition('=')[::2] for option in options)
+        control = self.device.bareble_pairing_control
+        counter = int(settings['counter'], 0) if 'counter' in settings else control.sign_counter
+        control.sign_counter = counter + 1
+        data = bytes([SIGNED_WRITE_COMMAND]) + int(handle, 0).to_bytes(2, 'little') + bytes.fromhex(hex_value)
+        signature = sign_data(control.csrk, data, counter)
+        if 'tamper' in settings:
+            signature = signature[:-1] + bytes([signature[-1] ^ 0x01])
+        pdu = data + signature
+        self.device.send_l2cap_pdu(connection.handle, att.ATT_CID, pdu)
+        return dict(counter=counter, pdu=pdu.hex())
 
     async def action_request(self, hex_pdu: str) -> dict:
         """Sends one raw ATT request through Bumble's GATT client (its one-at-a-time rule

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 
 from bumble import hci, smp
 from bumble.pairing import PairingConfig, PairingDelegate
@@ -53,6 +54,10 @@ def _install_hooks() -> None:
 
     def send_command(self, connection, command):
         control = getattr(self.device, 'bareble_pairing_control', None)
+        if control is not None and isinstance(command, smp.SMP_Signing_Information_Command):
+            # Bumble 0.0.236 distributes an all-zero CSRK (its "FIXME: testing"): ours is
+            # the peer's own, random unless `pairing PEER csrk=zero`.
+            command = smp.SMP_Signing_Information_Command(signature_key=control.csrk)
         if control is not None and control.stall_after is not None:
             sent = getattr(connection, 'bareble_smp_sent', 0)
             connection.bareble_smp_sent = sent + 1
@@ -122,6 +127,10 @@ class PairingControl:
         self.passkey_futures: list[asyncio.Future] = []
         # A `passkey` line that came before Bumble asked: the next question gets it.
         self.queued_passkeys: list[int] = []
+        # The CSRK this peer distributes (least significant octet first, as SMP carries it)
+        # and the SignCounter of its next signed write (`central NAME signed-write`).
+        self.csrk = os.urandom(16)
+        self.sign_counter = 0
         device = peer.device
         device.bareble_pairing_control = self
         device.pairing_config_factory = self.config_for
@@ -152,6 +161,10 @@ class PairingControl:
                 self.passkey = None if value in ('', 'none', 'ask') else int(value)
             elif key == 'stall':
                 self.stall_after = None if value in ('', 'none', 'off') else int(value)
+            elif key == 'csrk':
+                if value not in ('zero', 'random'):
+                    raise ValueError('csrk must be zero or random')
+                self.csrk = bytes(16) if value == 'zero' else os.urandom(16)
             else:
                 raise ValueError(f'unknown pairing setting {key!r}')
         return dict(io=self.io, sc=self.sc, mitm=self.mitm, bonding=self.bonding,

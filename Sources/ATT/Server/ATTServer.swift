@@ -364,7 +364,7 @@ public final class ATTServer: Sendable {
         switch outcome {
         case .performed: state.withLock { $0.statistics.commandsPerformed += 1 }
         case .refused: state.withLock { $0.statistics.commandsRefused += 1 }
-        case .signatureRejected: dropped(\.signedWritesRejected, "signedWritesRejected", "Signed Write Command rejected: its signature did not verify", opcode: command.opcode)
+        case .signatureRejected: dropped(\.signedWritesRejected, "signedWritesRejected", "Signed Write Command rejected: no key for its sender, a SignCounter already used, or a signature that did not verify", opcode: command.opcode)
         case .unknown: dropped(\.commandsIgnored, "commandsIgnored", "unknown command ignored", opcode: command.opcode)
         }
     }
