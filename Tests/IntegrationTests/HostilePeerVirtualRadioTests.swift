@@ -175,6 +175,42 @@ import TestSupport
         #expect(peripheral.state == .connected)
     }
 
+    /// The controller stops returning ACL credits (the radio holds our packets) while the
+    /// peer floods signaling commands we must reject: at most the controller's 8 buffers
+    /// and L2CAP's 32 queued answers are kept, the rest counted, and once credits return
+    /// the queued answers leave and the link reads again.
+    @Test func withCreditsWithheldAFloodOfSignalingCommandsQueuesWithinTheBound() async throws {
+        let (central, peripheral) = try await connect()
+        defer { central.close() }
+        try await peripheral.discoverServices()
+        let notifying = try #require(peripheral.characteristic(Self.notifyValue))
+        let values = try await peripheral.notifications(for: notifying)
+        let channels = try #require(central.channels)
+        let before = channels.statistics
+        let harness = try Self.harness.get()
+        try await harness.control("credits hold")
+        let flood = 5_000
+        try await harness.control("hostile-flood signaling-unknown \(flood)")
+        // A notification sent after the flood on the same link: once it is here, so is the flood.
+        try await harness.control("notify hostile \(Self.notifyValue) f1")
+        let fenced = try await withDeadline("the notification after the flood", seconds: 30) { () async -> [UInt8]? in
+            for await value in values { return value }
+            return nil
+        }
+        #expect(fenced == [0xF1])
+        let held = channels.statistics
+        let queued = held.commandRejectsSent - before.commandRejectsSent
+        let dropped = held.answersDroppedForFullQueue - before.answersDroppedForFullQueue
+        #expect(queued + dropped == flood, "queued \(queued), dropped \(dropped)")
+        // The controller's 8 buffers and the 32 answers L2CAP keeps per connection.
+        #expect(queued <= 8 + 32, "queued \(queued)")
+        #expect(peripheral.state == .connected)
+        try await harness.control("credits release")
+        let battery = try #require(peripheral.characteristic(GATTUUID.batteryLevel))
+        #expect(try await peripheral.readValue(for: battery) == [50])
+        #expect(peripheral.state == .connected)
+    }
+
     @Test func aPairingResponseWithAKeySizeOver16FailsPairingWithATypedError() async throws {
         let (central, peripheral) = try await connect("smp-key-size")
         defer { central.close() }

@@ -141,6 +141,13 @@ class Radio:
         exposed.controller.send_hardware_error(value)
         emit(event='hardware-error', client=exposed.json_id, code=value)
 
+    def control_credits(self, mode: str, client: str | None = None) -> dict:
+        if mode not in ('hold', 'release'):
+            raise ValueError('credits hold|release [CLIENT]')
+        exposed = self.select(client)
+        released = exposed.controller.hold_credits(mode == 'hold')
+        return dict(client=exposed.json_id, released=released)
+
     def control_garbage(self, hex_bytes: str, client: str | None = None) -> None:
         self.select(client).write_raw(bytes.fromhex(hex_bytes))
 

@@ -97,6 +97,10 @@ class RadioController(CommandsMixin, ScannerMixin, Controller):
         self.authenticated_payload_timeouts: dict[int, int] = {}
         self.completed_packets: dict[int, int] = {}
         self.completed_packets_timer: asyncio.TimerHandle | None = None
+        # `credits hold`: ACL packets from the host wait here, unsent and unacknowledged, as
+        # in a controller whose peer stopped acknowledging (no Number Of Completed Packets).
+        self.holding_credits = False
+        self.held_packets: list[hci.HCI_AclDataPacket] = []
         self.scanner_reset()
 
     # ------------------------------------------------------------------
@@ -373,6 +377,13 @@ class RadioController(CommandsMixin, ScannerMixin, Controller):
     # Gap 8: ACL flow control and fragmentation.
     # ------------------------------------------------------------------
     def on_hci_acl_data_packet(self, packet: hci.HCI_AclDataPacket) -> None:
+        if self.holding_credits:
+            if len(self.held_packets) >= self.total_num_le_acl_data_packets:
+                # More than the buffers we announced: a real controller has nowhere to put it.
+                self.on_event(event='acl-overflow', handle=packet.connection_handle)
+                return
+            self.held_packets.append(packet)
+            return
         connection = self.find_le_connection_by_handle(packet.connection_handle)
         if connection is None:
             logger.warning('ACL data for unknown handle 0x%04X dropped', packet.connection_handle)
@@ -392,6 +403,17 @@ class RadioController(CommandsMixin, ScannerMixin, Controller):
             self.completed_packets_timer = asyncio.get_running_loop().call_later(
                 self.completed_packets_delay_s, self.flush_completed_packets
             )
+
+    def hold_credits(self, hold: bool) -> int:
+        """Stops (or resumes) sending the host's ACL packets and returning its credits.
+        Returns how many packets were held when resuming (they go out now, in order)."""
+        self.holding_credits = hold
+        if hold:
+            return 0
+        held, self.held_packets = self.held_packets, []
+        for packet in held:
+            self.on_hci_acl_data_packet(packet)
+        return len(held)
 
     def flush_completed_packets(self) -> None:
         self.completed_packets_timer = None
