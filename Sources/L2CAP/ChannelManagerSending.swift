@@ -64,7 +64,8 @@ extension ChannelManager {
         }
         // Asked in place: a copy of the queue kept alive here would make the append below
         // copy the whole queue.
-        guard let admitted = state.connections[handle]?.outgoing.admits(origin, payloadBytes: frame.payload.count, under: configuration.outgoingLimit) else {
+        let limit = configuration.outgoingLimit
+        guard let admitted = state.withConnection(handle, { $0.outgoing.admits(origin, payloadBytes: frame.payload.count, under: limit) }) else {
             return .refused(.unknownConnection(handle: handle))
         }
         guard admitted else {
@@ -87,8 +88,8 @@ extension ChannelManager {
         guard let length = controller.info?.aclBuffer.packetLength, length > 0 else { return .refused(.controllerNotReady) }
         let fragments = ACLFragmentation.fragments(of: frame, connectionHandle: handle, maximumLength: length)
         let id = state.makeID()
-        state.connections[handle]?.outgoing.append(OutgoingPDU(
-            id: id, fragments: fragments, origin: origin, payloadBytes: frame.payload.count, completion: completion))
+        let pdu = OutgoingPDU(id: id, fragments: fragments, origin: origin, payloadBytes: frame.payload.count, completion: completion)
+        state.withConnection(handle) { $0.outgoing.append(pdu) }
         if !state.readyOrder.contains(handle) { state.readyOrder.append(handle) }
         if startingPump, !state.pumpRunning {
             state.pumpRunning = true
@@ -143,15 +144,15 @@ extension ChannelManager {
         state.withLock { state in
             // Back of the line only now, so a connection that became ready while this
             // fragment waited for its credit is served before this one's next fragment.
-            if state.connections[next.handle]?.outgoing.hasUnsentFragments == true, !state.readyOrder.contains(next.handle) {
+            if state.withConnection(next.handle, { $0.outgoing.hasUnsentFragments }) == true, !state.readyOrder.contains(next.handle) {
                 state.readyOrder.append(next.handle)
             }
-            // The link may have ended (or its handle been reused) meanwhile: then the
-            // PDU was already failed and is not at the head any more.
-            guard let head = state.connections[next.handle]?.outgoing.first, head.id == next.pduID,
-                  !head.hasUnsentFragments
-            else { return nil }
-            return state.connections[next.handle]?.outgoing.removeFirst().completion
+            return state.withConnection(next.handle) { connection -> OutgoingPDU.Completion? in
+                // The link may have ended (or its handle been reused) meanwhile: then the
+                // PDU was already failed and is not at the head any more.
+                guard let head = connection.outgoing.first, head.id == next.pduID, !head.hasUnsentFragments else { return nil }
+                return connection.outgoing.removeFirst().completion
+            } ?? nil
         }
     }
 
@@ -159,7 +160,7 @@ extension ChannelManager {
         state.withLock { state in
             while !state.readyOrder.isEmpty {
                 let handle = state.readyOrder.removeFirst()
-                guard let next = state.connections[handle]?.outgoing.takeNextFragment() else { continue }
+                guard let next = state.withConnection(handle, { $0.outgoing.takeNextFragment() }) ?? nil else { continue }
                 return (handle, next.pduID, next.packet)
             }
             state.pumpRunning = false
