@@ -16,7 +16,11 @@ import TestSupport
         Hex.string([0x12, UInt8(controlPoint & 0xFF), UInt8(controlPoint >> 8)] + command.bytes, separator: " ")
     }
 
-    func driver(_ bearer: ScriptedBearer, timeout: Duration = .seconds(30)) -> (SessionDriver, AsyncStream<ANCSSessionOutput>) {
+    /// `timeout` is the session's command deadline. Only the test of that deadline sets a
+    /// short one; the others leave it far past `next`'s own, so a machine too loaded to run
+    /// the driver for half a minute (seen in a full run at load 15 on 2 cores) fails
+    /// nothing by the deadline firing first.
+    func driver(_ bearer: ScriptedBearer, timeout: Duration = .seconds(600)) -> (SessionDriver, AsyncStream<ANCSSessionOutput>) {
         let (outputs, continuation) = AsyncStream.makeStream(of: ANCSSessionOutput.self)
         var cache = AppNameCache()
         cache.insert(.init(name: "Messages", isFallback: false), for: "com.apple.MobileSMS")
