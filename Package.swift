@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "BluetoothCrypto", targets: ["BluetoothCrypto"]),
         .library(name: "SMP", targets: ["SMP"]),
         .library(name: "Bonding", targets: ["Bonding"]),
+        .library(name: "KernelHost", targets: ["KernelHost"]),
         .library(name: "Beacon", targets: ["Beacon"]),
         .library(name: "ANCS", targets: ["ANCS"]),
         .library(name: "BareBLE", targets: ["BareBLE"]),
@@ -49,8 +50,7 @@ let package = Package(
         ),
         .target(name: "HCITransport", dependencies: ["BluetoothCore", "CBluetooth", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         .target(name: "HCI", dependencies: ["BluetoothCore", "HCITransport", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
-        // HCITransport and CBluetooth for the kernel's L2CAP LE sockets (hci-raw mode).
-        .target(name: "L2CAP", dependencies: ["BluetoothCore", "HCI", "HCITransport", "CBluetooth", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .target(name: "L2CAP", dependencies: ["BluetoothCore", "HCI", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         .target(name: "ATT", dependencies: ["BluetoothCore", "L2CAP", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         // The AES-128 block function and AES-CMAC that SMP's toolbox and GATT's Database Hash
         // share, so GATT never depends on SMP.
@@ -67,14 +67,20 @@ let package = Package(
         ),
         // The bond store (files) and privacy (our RPAs, resolving peers'): above SMP, whose
         // keys it keeps, and HCI, whose advertising and resolving list it drives.
-        .target(name: "Bonding", dependencies: ["BluetoothCore", "HCI", "HCITransport", "SMP", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .target(name: "Bonding", dependencies: ["BluetoothCore", "HCI", "SMP", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        // The kernel path (`hci-raw:N`), the other of the facade's two hosts: the management
+        // interface (managed power-on, IO capability, the pairing agent, the keys the kernel
+        // reports and loads), the kernel's L2CAP LE socket and listener, ATT over that socket,
+        // and the kernel's keys kept in the bond store. Above ATT and Bonding, below the
+        // facade; HCITransport for the HCI control channel's socket.
+        .target(name: "KernelHost", dependencies: ["BluetoothCore", "CBluetooth", "HCITransport", "L2CAP", "ATT", "SMP", "Bonding"], swiftSettings: strict),
         .target(name: "Beacon", dependencies: ["BluetoothCore", "HCI"], swiftSettings: strict),
         // Apple's Notification Center and Media services, consumer side: codecs and the
         // session state machine, no I/O.
         .target(name: "ANCS", dependencies: ["BluetoothCore"], swiftSettings: strict),
         // The facade: Central / Peripheral / Service / Characteristic in CoreBluetooth's
         // shape, wiring the layers below per connection. No logic of its own beyond that.
-        .target(name: "BareBLE", dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
+        .target(name: "BareBLE", dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding", "KernelHost", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         // The ANCS consumer over the facade: a PeripheralManager that brings each phone's link
         // to ANCS and AMS and drives the ANCS module's session on it.
         .target(name: "ANCSConsumer", dependencies: ["BluetoothCore", "ATT", "GATT", "BareBLE", "ANCS"], swiftSettings: strict),
@@ -93,7 +99,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bareble-central",
-            dependencies: ["BareBLE", "GATT", "ATT", "HCI", "HCITransport", "L2CAP", "Bonding", "SMP", "Trace", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["BareBLE", "GATT", "ATT", "HCI", "HCITransport", "L2CAP", "Bonding", "KernelHost", "SMP", "Trace", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-central",
             swiftSettings: strict
         ),
@@ -156,12 +162,13 @@ let package = Package(
         .testTarget(name: "BluetoothCryptoTests", dependencies: ["BluetoothCrypto", "BluetoothCore"], swiftSettings: strict),
         .testTarget(name: "SMPTests", dependencies: ["SMP", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BondingTests", dependencies: ["Bonding", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "KernelHostTests", dependencies: ["KernelHost", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ANCSTests", dependencies: ["ANCS", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ANCSConsumerTests", dependencies: ["ANCSConsumer", "ANCS", "ATT", "BluetoothCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "TraceTests", dependencies: ["Trace", "BluetoothCore", "HCITransport", "HCI", "ATT", "L2CAP", "SMP", "TestSupport"], swiftSettings: strict),
         // ToolSupport: the tools' own output code (JSON lines, wall-clock time) is tested here,
         // beside the tools it serves.
-        .testTarget(name: "IntegrationTests", dependencies: ["BareBLE", "ANCS", "ANCSConsumer", "GATT", "ATT", "L2CAP", "HCI", "HCITransport", "Bonding", "SMP", "TestSupport", "ToolSupport"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["BareBLE", "ANCS", "ANCSConsumer", "GATT", "ATT", "L2CAP", "HCI", "HCITransport", "Bonding", "KernelHost", "SMP", "TestSupport", "ToolSupport"], swiftSettings: strict),
     ]
 )

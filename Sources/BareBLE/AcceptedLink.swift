@@ -1,5 +1,7 @@
 import ATT
 import BluetoothCore
+import L2CAP
+import SMP
 
 /// A link a central made to our advertising, as ``PeripheralHost`` accepted it: on
 /// BareBLE's own host (``HostLink``: our L2CAP and SMP) or through the kernel's ATT
@@ -11,12 +13,15 @@ protocol AcceptedLink: PeripheralLink {
     var identity: DeviceAddress { get }
     /// The link's protection as the ATT server checks permissions against it.
     var linkSecurity: ATTLinkSecurity { get }
-    /// Our own host's link, for what only it has (SMP, L2CAP signaling, link-layer
-    /// procedures); nil when the kernel owns the link.
-    var host: HostLink? { get }
+    /// Our SMP on the link; nil when the kernel pairs.
+    var securityManager: SecurityManager? { get }
+    /// Asks the central for new connection timing (``RemoteCentral/requestConnectionParameters(_:timeout:)``).
+    func requestConnectionParameters(
+        _ request: ConnectionParameterUpdateRequest, timeout: Duration
+    ) async throws(PeripheralError) -> RemoteCentral.ParameterUpdate
 }
 
 extension HostLink: AcceptedLink {
     var handle: UInt16 { hci.handle }
-    var host: HostLink? { self }
+    var securityManager: SecurityManager? { security }
 }

@@ -3,6 +3,7 @@ import Bonding
 import BluetoothCore
 import HCI
 import HCITransport
+import KernelHost
 import L2CAP
 import SMP
 
@@ -19,14 +20,14 @@ import SMP
 /// | `cancelPeripheralConnection(_:)` | ``Peripheral/disconnect()`` |
 /// | pairing when a characteristic needs it | ``security`` (``SecurityPolicy``), ``Peripheral/pair()`` |
 ///
-/// Two ways to reach a peer, chosen by the transport:
-/// - BareBLE's own host (user channel `hci:N`, H4, the virtual radio): the Central owns
-///   L2CAP's ``ChannelManager`` (created first, because it takes every ACL packet) and the
-///   ``Connector``; SMP runs per link, bonds go to ``SecurityPolicy/bonds``.
-/// - Beside the kernel (`hci-raw:N`): scanning stays ours, but connections are the
-///   kernel's: each ``Peripheral`` talks ATT over the kernel's L2CAP LE socket, and the
-///   kernel pairs when the link's security is raised. ``channels`` and ``connector`` are
-///   nil, so nothing of ours answers for the kernel's links.
+/// Two ways to reach a peer, chosen by the transport (one `Host`):
+/// - BareBLE's own host (user channel `hci:N`, H4, the virtual radio): the Central owns a
+///   ``ControllerHost``, L2CAP's ``ChannelManager`` and the ``Connector`` built in the
+///   order they need; SMP runs per link, bonds go to ``SecurityPolicy/bonds``.
+/// - Beside the kernel (`hci-raw:N`, module KernelHost): scanning stays ours, but
+///   connections are the kernel's: each ``Peripheral`` talks ATT over the kernel's L2CAP
+///   LE socket, and the kernel pairs when the link's security is raised. ``channels`` and
+///   ``connector`` are nil, so nothing of ours answers for the kernel's links.
 ///
 /// The peripheral role on the same controller (advertise, accept centrals) is
 /// ``PeripheralHost``, made from a Central on BareBLE's own host.
@@ -36,54 +37,34 @@ import SMP
 /// to an unchanged peer skips discovery.
 public final class Central: Sendable {
     public let controller: HCIController
-    private let links: Links
+    /// Who makes this Central's links.
+    let host: Host
     public let scanner: Scanner
     /// Discovered databases per peer (by identity when bonded), kept for the Central's lifetime.
     public let cache: GATTCache
     private let policy: Lock<SecurityPolicy>
     /// Repeated-attempts backoff shared by every link of this Central.
     let attempts = RepeatedAttemptsRecord()
-    /// Beside the kernel: its keys kept in the policy's bond store, from the first need on.
-    private let kernelKeys = Lock(KernelKeysAttachment.notYet)
-
-    private enum KernelKeysAttachment: Sendable {
-        case notYet
-        case attached(KernelBonds)
-        case failed(TransportError)
-    }
-
-    /// Who makes this Central's connections.
-    private enum Links: Sendable {
-        case host(ChannelManager, Connector)
-        /// The kernel, on adapter hciN.
-        case kernel(adapter: Int)
-    }
 
     /// Our L2CAP; nil beside the kernel (`hci-raw:N`).
     public var channels: ChannelManager? {
-        if case let .host(channels, _) = links { channels } else { nil }
+        if case let .controller(stack) = host { stack.channels } else { nil }
     }
 
     /// Our connection maker; nil beside the kernel (`hci-raw:N`).
     public var connector: Connector? {
-        if case let .host(_, connector) = links { connector } else { nil }
+        if case let .controller(stack) = host { stack.connector } else { nil }
     }
 
     /// The kernel's adapter index when connections go through the kernel (`hci-raw:N`).
     public var kernelAdapter: Int? {
-        if case let .kernel(adapter) = links { adapter } else { nil }
+        if case let .kernel(adapter) = host { adapter.index } else { nil }
     }
 
     /// Wraps a started controller (``HCIController/start()`` done, powered on or not).
     public init(controller: HCIController, cache: GATTCache = GATTCache(), security: SecurityPolicy = SecurityPolicy()) {
         self.controller = controller
-        if let adapter = controller.transport.kernelAdapter {
-            links = .kernel(adapter: adapter)
-        } else {
-            // L2CAP first: it must see each connection before the Connector hands it out.
-            let channels = ChannelManager(controller: controller)
-            links = .host(channels, Connector(controller: controller))
-        }
+        host = Host(controller: controller)
         scanner = Scanner(controller: controller)
         self.cache = cache
         policy = Lock(security)
@@ -110,46 +91,29 @@ public final class Central: Sendable {
 
     /// Closes the transport: every connection ends and every pending operation fails.
     public func close() {
-        if case let .attached(bonds) = kernelKeys.withLock({ $0 }) { bonds.close() }
+        if case let .kernel(adapter) = host { adapter.close() }
         controller.close()
     }
 
     /// Beside the kernel with a bond store: the store loaded into the kernel and the
     /// kernel's new keys kept in it, attached the first time a link or a ``PeripheralHost``
-    /// needs the kernel (the store of the policy at that time). Nil without a store, on
-    /// our own host, or when the management interface refused (``kernelBondsProblem``):
+    /// needs the kernel (the store of the policy at that time). Nil without a store, or
+    /// when the management interface refused (``kernelBondsProblem``):
     /// links still work then, with the kernel's keys in its memory only.
-    func kernelBonds() -> KernelBonds? {
-        guard case let .kernel(adapter) = links, let store = security.bonds else { return nil }
-        return kernelKeys.withLock { attachment in
-            switch attachment {
-            case let .attached(bonds): return bonds
-            case .failed: return nil
-            case .notYet:
-                do throws(TransportError) {
-                    let bonds = try KernelBonds.attach(adapter: adapter, store: store)
-                    attachment = .attached(bonds)
-                    return bonds
-                } catch {
-                    attachment = .failed(error)
-                    return nil
-                }
-            }
-        }
+    func kernelBonds(_ adapter: KernelAdapter) -> KernelBonds? {
+        guard let store = security.bonds else { return nil }
+        return adapter.bonds(keptIn: store)
     }
 
     /// What became of the keys the kernel reported since the bond store was attached
     /// (hci-raw:N); nil before, or without a store.
     public var kernelBondCounters: KernelBondCounters? {
-        guard case let .attached(bonds) = kernelKeys.withLock({ $0 }) else { return nil }
-        return bonds.counters
+        if case let .kernel(adapter) = host { adapter.bondCounters } else { nil }
     }
 
     /// Why the kernel's keys are not kept in the bond store (hci-raw:N), if they are not.
     public var kernelBondsProblem: String? {
-        guard case let .failed(error) = kernelKeys.withLock({ $0 }) else { return nil }
-        return "the kernel's keys are not kept in the bond store (bonds last until the adapter is removed or the machine restarts): "
-            + "\(error) (the management interface needs CAP_NET_ADMIN)"
+        if case let .kernel(adapter) = host { adapter.bondsProblem } else { nil }
     }
 
     /// The controller's state, as `CBManagerState` tells it.
@@ -179,20 +143,20 @@ public final class Central: Sendable {
     ) async throws(PeripheralError) -> Peripheral {
         let link: any PeripheralLink
         let security = self.security
-        switch links {
+        switch host {
         case let .kernel(adapter):
-            link = try await KernelLink.connect(to: peer, adapter: adapter, security: security, bonds: kernelBonds(), timeout: timeout)
-        case let .host(channels, connector):
+            link = try await KernelLink.connect(to: peer, adapter: adapter.index, security: security, bonds: kernelBonds(adapter), timeout: timeout)
+        case let .controller(stack):
             let connection: Connection
             do {
-                connection = try await connector.connect(to: peer, parameters: parameters, options: options, timeout: timeout)
+                connection = try await stack.connector.connect(to: peer, parameters: parameters, options: options, timeout: timeout)
             } catch {
                 throw .connection(error)
             }
             do {
-                let host = try HostLink(connection: connection, channels: channels, policy: security, attempts: attempts)
-                if security.encryptsBondedPeersAtConnect { _ = try await host.encryptWithBond() }
-                link = host
+                let ours = try HostLink(connection: connection, channels: stack.channels, policy: security, attempts: attempts)
+                if security.encryptsBondedPeersAtConnect { _ = try await ours.encryptWithBond() }
+                link = ours
             } catch {
                 try? await connection.disconnect()
                 throw error

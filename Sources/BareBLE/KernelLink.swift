@@ -1,7 +1,7 @@
 import ATT
 import BluetoothCore
 import HCI
-import HCITransport
+import KernelHost
 import L2CAP
 import SMP
 
@@ -119,7 +119,12 @@ final class KernelLink: PeripheralLink {
         return pairing.mitm || pairing.requireMITM ? .high : .medium
     }
 
-    func attach(_ client: ATTClient) { att.withLock { $0 = client } }
+    /// The link's end is its client's: kept to read it.
+    func makeATTClient(server: ATTServer?) -> ATTClient {
+        let client = ATTClient(bearer: bearer, server: server)
+        att.withLock { $0 = client }
+        return client
+    }
 
     /// Who is told when the level moves, read before every PDU. In a struct: a closure kept
     /// bare in a `Lock` comes back from every `withLock { $0 }` wrapped in two more
@@ -218,7 +223,14 @@ final class KernelLink: PeripheralLink {
 extension KernelLink: AcceptedLink {
     /// The kernel keeps its keys: no bond of ours names the central.
     var identity: DeviceAddress { peer }
-    var host: HostLink? { nil }
+    /// The kernel pairs.
+    var securityManager: SecurityManager? { nil }
+
+    func requestConnectionParameters(
+        _ request: ConnectionParameterUpdateRequest, timeout: Duration
+    ) async throws(PeripheralError) -> RemoteCentral.ParameterUpdate {
+        throw .notSupported("on hci-raw the kernel owns the connection and offers a socket no way to ask for connection parameters: use the user channel (hci:N) for this")
+    }
 }
 
 /// The policy's ``PairingDelegate`` answering the kernel's pairing questions.

@@ -34,8 +34,7 @@ public final class Peripheral: Sendable, CustomStringConvertible {
     init(central: Central, link: any PeripheralLink) {
         self.central = central
         self.link = link
-        att = ATTClient(bearer: link.bearer)
-        (link as? KernelLink)?.attach(att)
+        att = link.makeATTClient(server: nil)
         gatt = GATTClient(att: att)
         (changes, changesContinuation) = AsyncStream.makeStream(of: [Service].self, bufferingPolicy: .bufferingNewest(8))
         let updates = gatt.databaseChanges

@@ -3,6 +3,7 @@ import BluetoothCore
 import Bonding
 import GATT
 import HCI
+import KernelHost
 import L2CAP
 import SMP
 

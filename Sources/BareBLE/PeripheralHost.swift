@@ -2,6 +2,7 @@ import ATT
 import BluetoothCore
 import Bonding
 import HCI
+import KernelHost
 import L2CAP
 import SMP
 
@@ -133,31 +134,38 @@ public final class PeripheralHost: Sendable {
             throw .invalidOptions("a PeripheralHost advertises connectably; \(options.advertising.kind) advertising accepts no connection (use Advertiser for it)")
         }
         if central.security.privacy, central.security.bonds == nil { throw .privacyNeedsBondStore }
-        if let channels = central.channels, let connector = central.connector {
-            source = .host(channels, connector)
-        } else {
+        switch central.host {
+        case let .controller(stack):
+            source = .controller(stack)
+        case let .kernel(adapter):
             // The store's keys into the kernel before any central can connect, and the keys
             // of its pairings kept from then on.
-            _ = central.kernelBonds()
-            source = .kernel(try KernelAcceptance.open(adapter: central.kernelAdapter ?? 0, policy: central.security))
+            _ = central.kernelBonds(adapter)
+            source = .kernel(try PeripheralHost.kernelAcceptance(adapter: adapter.index, policy: central.security))
         }
         self.central = central
         self.options = options
         self.server = server
         advertiser = Advertiser(controller: central.controller)
         switch source {
-        case let .host(_, connector):
-            guard let token = connector.setAcceptor({ [weak self] connection in self?.accept(connection) }) else { throw .alreadyAccepting }
+        case let .controller(stack):
+            let channels = stack.channels
+            guard let token = stack.connector.setAcceptor({ [weak self] connection in self?.accept(connection, channels: channels) }) else {
+                throw .alreadyAccepting
+            }
             acceptorToken.withLock { $0 = token }
         case let .kernel(acceptance):
-            acceptance.start { [weak self] socket in self?.accept(socket) }
+            acceptance.start { [weak self, weak acceptance] socket in
+                guard let self, let acceptance else { return socket.close() }
+                accept(socket, handle: acceptance.handle(for: socket))
+            }
         }
     }
 
     deinit {
         switch source {
-        case let .host(_, connector):
-            if let token = acceptorToken.withLock({ $0 }) { connector.removeAcceptor(token) }
+        case let .controller(stack):
+            if let token = acceptorToken.withLock({ $0 }) { stack.connector.removeAcceptor(token) }
         case let .kernel(acceptance):
             acceptance.close()
         }
@@ -313,8 +321,7 @@ public final class PeripheralHost: Sendable {
 
     // MARK: Links (on the transport's reader thread)
 
-    private func accept(_ connection: Connection) {
-        guard case let .host(channels, _) = source else { return }
+    private func accept(_ connection: Connection, channels: ChannelManager) {
         let (over, localAddress) = admission()
         guard !over else {
             refuse(connection, why: "\(options.maximumLinks) centrals are connected already (maximumLinks)")
@@ -351,12 +358,11 @@ public final class PeripheralHost: Sendable {
     /// Gives an accepted link its ATT server and client, reports it, and watches for its
     /// end; `ended` releases what the link holds below before the end is reported.
     @discardableResult
-    func register<Link: AcceptedLink>(_ link: Link, attached: (ATTClient) -> Void = { _ in }, ended release: @escaping @Sendable (Link) -> Void) -> RemoteCentral {
+    func register<Link: AcceptedLink>(_ link: Link, ended release: @escaping @Sendable (Link) -> Void) -> RemoteCentral {
         let attServer = server?(LinkSetup(
             handle: link.handle, address: link.peer, identity: link.identity, bearer: link.bearer,
             security: link.linkSecurity))
-        let att = ATTClient(bearer: link.bearer, server: attServer)
-        attached(att)
+        let att = link.makeATTClient(server: attServer)
         let remote = RemoteCentral(link: link, att: att, server: attServer) { [weak self] event in self?.emit(event) }
         state.withLock { $0.links[link.handle] = remote }
         emit(.connected(remote))

@@ -1,5 +1,5 @@
 import HCI
-import L2CAP
+import KernelHost
 
 /// Why a ``PeripheralHost`` could not be made or could not advertise.
 public enum PeripheralHostError: Error, Sendable, Equatable, CustomStringConvertible {

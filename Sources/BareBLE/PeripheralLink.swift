@@ -25,6 +25,16 @@ protocol PeripheralLink: Sendable {
     func secure(explicit: Bool) async throws(PeripheralError) -> SecurityOutcome
     /// Detaches what the link registered below (SMP handlers); the link itself stays.
     func close()
+    /// Makes the link's one ATT client on ``bearer``, with `server` when we serve on the
+    /// link. A link whose end is its ATT bearer's end (the kernel's socket) keeps it.
+    func makeATTClient(server: ATTServer?) -> ATTClient
+}
+
+extension PeripheralLink {
+    /// A link that ends with its HCI connection needs nothing of its client.
+    func makeATTClient(server: ATTServer?) -> ATTClient {
+        ATTClient(bearer: bearer, server: server)
+    }
 }
 
 /// What raising a link's security did.

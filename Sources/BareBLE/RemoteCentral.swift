@@ -55,7 +55,7 @@ public final class RemoteCentral: Sendable, CustomStringConvertible {
     public var isEncrypted: Bool { link.isEncrypted }
     public var disconnectReason: HCIErrorCode? { link.disconnectReason }
     /// Our SMP on this link; nil on `hci-raw:N`, where the kernel pairs.
-    public var security: SecurityManager? { link.host?.security }
+    public var security: SecurityManager? { link.securityManager }
     /// The link's protection as the ATT server checks permissions against it.
     public var linkSecurity: ATTLinkSecurity { link.linkSecurity }
 
@@ -106,35 +106,7 @@ public final class RemoteCentral: Sendable, CustomStringConvertible {
         _ request: ConnectionParameterUpdateRequest, timeout: Duration = .seconds(10)
     ) async throws(PeripheralError) -> ParameterUpdate {
         guard request.isValid else { throw .signaling(.invalidConnectionParameters(request)) }
-        guard let host = link.host else {
-            throw .notSupported("on hci-raw the kernel owns the connection and offers a socket no way to ask for connection parameters: use the user channel (hci:N) for this")
-        }
-        let connection = host.hci
-        if await bothSupportParametersRequest(connection) {
-            do {
-                return .linkLayer(try await connection.updateParameters(request.connectionParameters, timeout: timeout))
-            } catch .controller(.commandFailed(_, let status)) where status == .unsupportedRemoteFeature {
-                // The central's link layer lacks the procedure after all: L2CAP it is.
-            } catch {
-                throw .connection(error)
-            }
-        }
-        let update: UInt64
-        do { update = try connection.expectConnectionUpdate() } catch { throw .connection(error) }
-        do {
-            try await host.channels.requestConnectionParameterUpdate(request, connection: connection.handle, timeout: timeout)
-        } catch {
-            connection.forgetConnectionUpdate(update)
-            throw .signaling(error)
-        }
-        do { return .l2cap(try await connection.waitForConnectionUpdate(update, timeout: timeout)) } catch { throw .connection(error) }
-    }
-
-    private func bothSupportParametersRequest(_ connection: Connection) async -> Bool {
-        guard connection.controller.info?.leFeatures.contains(.connectionParametersRequestProcedure) == true else { return false }
-        if let known = connection.remoteFeatures { return known.contains(.connectionParametersRequestProcedure) }
-        // Unknown features (the read failed or is not supported): L2CAP works with every central.
-        return (try? await connection.readRemoteFeatures())?.contains(.connectionParametersRequestProcedure) ?? false
+        return try await link.requestConnectionParameters(request, timeout: timeout)
     }
 
     /// Ends the link after everything queued for it was handed to the controller.

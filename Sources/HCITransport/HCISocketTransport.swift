@@ -37,16 +37,16 @@ public enum HCISocketTransport {
     }
 }
 
-/// The socket calls every HCI channel shares.
-enum HCISocket {
-    static func open(spec: TransportSpec?) throws(TransportError) -> Int32 {
+/// The socket calls every HCI channel shares (the kernel host's management channel too).
+package enum HCISocket {
+    package static func open(spec: TransportSpec?) throws(TransportError) -> Int32 {
         let fd = socket(AF_BLUETOOTH, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), BTPROTO_HCI)
         guard fd >= 0 else { throw TransportError.from(errno: errno, operation: .socket, spec: spec) }
         return fd
     }
 
     /// Binds `fd` to hci`index` (or HCI_DEV_NONE) on `channel`; closes it on failure.
-    static func bind(_ fd: Int32, index: Int, channel: UInt16, spec: TransportSpec) throws(TransportError) {
+    package static func bind(_ fd: Int32, index: Int, channel: UInt16, spec: TransportSpec) throws(TransportError) {
         var address = sockaddr_hci()
         address.hci_family = sa_family_t(AF_BLUETOOTH)
         address.hci_dev = UInt16(truncatingIfNeeded: index)

@@ -13,12 +13,7 @@ enum BondFixtures {
     static let localPublic = BluetoothAddress("F0:0D:00:00:00:01")!
 
     /// A fresh empty directory under the system's temporary directory.
-    static func directory(_ name: String = #function) -> String {
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("bareble-bonds-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-            .appendingPathComponent(name.filter { $0.isLetter || $0.isNumber }).path
-        return path
-    }
+    static func directory(_ name: String = #function) -> String { scratchDirectory(name) }
 
     /// A complete bond with every key, numbered so that each `index` differs.
     static func bond(_ index: UInt64, irk: SMPValue128? = nil, secureConnections: Bool = true) -> Bond {

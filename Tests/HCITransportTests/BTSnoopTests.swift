@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 @testable import HCITransport
+import TestSupport
 
 @Suite struct BTSnoopTests {
     /// Reset, its Command Complete, an LE Advertising Report, an ACL packet.

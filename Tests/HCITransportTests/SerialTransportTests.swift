@@ -3,6 +3,7 @@ import CBluetooth
 import Glibc
 import Testing
 @testable import HCITransport
+import TestSupport
 
 @Suite struct SerialTransportTests {
     /// A pty pair: the master plays the controller, the transport opens the slave path.

@@ -2,6 +2,7 @@ import BluetoothCore
 import Glibc
 import Testing
 @testable import HCITransport
+import TestSupport
 
 /// A loopback listener that plays the controller.
 final class FakeControllerListener {

@@ -2,7 +2,8 @@ import ATT
 @testable import BareBLE
 import BluetoothCore
 import Glibc
-@testable import L2CAP
+@testable import KernelHost
+import L2CAP
 import Testing
 import TestSupport
 

@@ -79,9 +79,8 @@ final class RadioUser: PairingDelegate {
         let controller = HCIController(transport: transport)
         try controller.start()
         let info = try await controller.powerOn()
-        // L2CAP first: it must know a new connection before the Connector hands it out.
-        let channels = ChannelManager(controller: controller)
-        return Stack(controller: controller, info: info, connector: Connector(controller: controller), channels: channels)
+        let host = ControllerHost(controller: controller)
+        return Stack(controller: controller, info: info, connector: host.connector, channels: host.channels)
     }
 
     /// A fresh exposed controller for one test, closed when `body` ends.

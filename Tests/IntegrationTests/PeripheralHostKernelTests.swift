@@ -3,7 +3,7 @@ import BluetoothCore
 import Bonding
 import HCI
 import HCITransport
-import L2CAP
+import KernelHost
 import Testing
 import TestSupport
 

@@ -179,12 +179,17 @@ public struct L2CAPHarness: Sendable {
 
     /// LE Enhanced Connection Complete v2 for `handle`.
     public func connect(_ handle: UInt16, role: ConnectionRole = .central) async {
-        await inject(.le(.enhancedConnectionComplete(LEEnhancedConnectionComplete(
+        await inject(Self.connectionComplete(handle, role: role))
+    }
+
+    /// LE Enhanced Connection Complete v2 for `handle`, from ``peer``.
+    public static func connectionComplete(_ handle: UInt16, role: ConnectionRole = .central) -> HCIEvent {
+        .le(.enhancedConnectionComplete(LEEnhancedConnectionComplete(
             version: .v2(advertisingHandle: 0xFF, syncHandle: 0xFFFF), status: .success,
             connectionHandle: handle, role: role, peerAddressType: .random, peerAddress: Self.peer,
             localResolvablePrivateAddress: BluetoothAddress(0), peerResolvablePrivateAddress: BluetoothAddress(0),
             connectionInterval: 24, peripheralLatency: 0, supervisionTimeout: 72, centralClockAccuracy: 0
-        ))))
+        )))
     }
 
     public func disconnect(_ handle: UInt16, reason: HCIErrorCode) async {

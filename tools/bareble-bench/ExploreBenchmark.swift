@@ -36,8 +36,8 @@ struct ExploreBenchmark: AsyncParsableCommand {
         defer { hci.close() }
         try hci.start()
         try await hci.powerOn()
-        let manager = ChannelManager(controller: hci)
-        let connector = Connector(controller: hci)
+        let host = ControllerHost(controller: hci)
+        let (manager, connector) = (host.channels, host.connector)
         print("bareble-bench explore: the virtual radio's big peer (\(Self.peer)), ATT_MTU \(mtu), \(runs) run(s) each, median shown")
 
         var ours: [Explore] = []

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HCITransport
+import KernelHost
 import ToolSupport
 
 /// `bareble-central adapters`: the kernel's Bluetooth adapters, with no daemon: address,

@@ -3,6 +3,7 @@ import BluetoothCore
 import Bonding
 import Glibc
 import HCITransport
+import KernelHost
 import SMP
 import ToolSupport
 

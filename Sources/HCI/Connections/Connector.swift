@@ -61,7 +61,11 @@ public final class Connector: Sendable {
 
     let state = Lock(State())
 
-    public convenience init(controller: HCIController) {
+    /// `package`: outside the package a Connector comes with L2CAP, from `ControllerHost`
+    /// (module L2CAP), which subscribes L2CAP first: the controller calls subscribers in
+    /// the order they subscribed, and the acceptor builds a link on L2CAP, which must
+    /// already know the connection. Inside, tests of HCI alone use it.
+    package convenience init(controller: HCIController) {
         self.init(controller: controller, cancelTimeout: .seconds(3))
     }
 

@@ -1,6 +1,7 @@
 import BluetoothCore
 import Foundation
 import HCITransport
+import KernelHost
 import Testing
 import TestSupport
 

@@ -5,6 +5,7 @@ import Glibc
 import GATT
 import HCI
 import HCITransport
+import KernelHost
 import L2CAP
 import Testing
 import TestSupport

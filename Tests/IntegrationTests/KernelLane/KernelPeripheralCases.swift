@@ -2,6 +2,7 @@ import BluetoothCore
 import Foundation
 import Glibc
 import HCITransport
+import KernelHost
 import L2CAP
 import Testing
 import TestSupport

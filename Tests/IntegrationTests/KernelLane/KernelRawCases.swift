@@ -4,6 +4,7 @@ import Foundation
 import GATT
 import HCI
 import HCITransport
+import KernelHost
 import L2CAP
 import Testing
 import TestSupport

@@ -2,6 +2,7 @@ import BareBLE
 import BluetoothCore
 import Foundation
 import HCITransport
+import KernelHost
 import SMP
 import Testing
 import TestSupport

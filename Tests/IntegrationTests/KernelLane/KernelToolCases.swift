@@ -1,5 +1,6 @@
 import Foundation
 import HCITransport
+import KernelHost
 import Testing
 import TestSupport
 

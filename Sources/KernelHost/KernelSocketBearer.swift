@@ -1,5 +1,5 @@
+import ATT
 import BluetoothCore
-import L2CAP
 
 /// The ATT bearer of the kernel-assisted mode: ATT PDUs over the kernel's L2CAP LE
 /// socket on the ATT channel (``KernelL2CAPSocket``). The kernel made the connection and

@@ -1,6 +1,6 @@
 import Glibc
 import HCITransport
-@testable import L2CAP
+@testable import KernelHost
 import Testing
 
 /// A kernel L2CAP socket whose link the kernel ended fails its read with the errno the

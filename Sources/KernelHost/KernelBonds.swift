@@ -4,25 +4,25 @@ import Glibc
 import HCITransport
 import Synchronization
 
-/// The bonds of a Central beside the kernel (`hci-raw:N`), kept without a daemon: when the
-/// Central first needs the kernel (its first link, or a ``PeripheralHost``), the policy's
-/// ``BondStore`` is loaded into the kernel (Load Long Term Keys, Load Identity Resolving
-/// Keys, Load Connection Parameters, which replace what the kernel held), and from then on
-/// every key the kernel reports with Store_Hint set is kept in the store, until the
-/// Central closes.
+/// The bonds of a host beside the kernel (`hci-raw:N`), kept without a daemon: when the
+/// host first needs the kernel (the facade's first link, or its peripheral host; see
+/// ``KernelAdapter``), the ``BondStore`` is loaded into the kernel (Load Long Term Keys, Load
+/// Identity Resolving Keys, Load Connection Parameters, which replace what the kernel held),
+/// and from then on every key the kernel reports with Store_Hint set is kept in the store,
+/// until ``close()``.
 ///
 /// Keys arrive on the monitor's reader thread and are written on a task of their own (the
 /// reader never does file I/O), through a queue of at most ``queueLimit`` events; when it
 /// is full the newest is dropped and counted (``KernelBondCounters/dropped``): the kernel reports a
 /// handful of keys per pairing, so only a flood of foreign events could fill it.
-final class KernelBonds: Sendable {
-    static let queueLimit = 64
+public final class KernelBonds: Sendable {
+    public static let queueLimit = 64
     /// How long a pairing's caller waits for its keys after the link is encrypted: the
     /// kernel reports them when key distribution ends, a few packets later.
-    static let keyWait: Duration = .seconds(5)
+    public static let keyWait: Duration = .seconds(5)
 
-    let adapter: Int
-    let store: BondStore
+    public let adapter: Int
+    public let store: BondStore
     private let monitor: Lock<KernelKeyMonitor?> = Lock(nil)
     private let queue: AsyncStream<KernelKeyEvent.Received>.Continuation
     private let state = Lock(State())
@@ -32,10 +32,10 @@ final class KernelBonds: Sendable {
         var answers = PendingAnswers<Kind, Bool, BondStoreError>()
     }
 
-    enum Kind: Hashable, Sendable { case longTermKey }
+    package enum Kind: Hashable, Sendable { case longTermKey }
 
     /// Loads `store` into hci`adapter`'s kernel and starts keeping what it reports.
-    static func attach(adapter: Int, store: BondStore) throws(TransportError) -> KernelBonds {
+    public static func attach(adapter: Int, store: BondStore) throws(TransportError) -> KernelBonds {
         let (stream, queue) = AsyncStream.makeStream(of: KernelKeyEvent.Received.self, bufferingPolicy: .bufferingOldest(queueLimit))
         let bonds = KernelBonds(adapter: adapter, store: store, queue: queue)
         // Listening first: a key reported while the store loads is not missed.
@@ -62,10 +62,10 @@ final class KernelBonds: Sendable {
         self.queue = queue
     }
 
-    var counters: KernelBondCounters { state.withLock { $0.counters } }
+    public var counters: KernelBondCounters { state.withLock { $0.counters } }
 
     /// Stops keeping keys; a pairing still waiting for its keys is released.
-    func close() {
+    public func close() {
         monitor.withLock { $0 }?.close()
         queue.finish()
         for resumption in withPendingAnswers({ $0.fulfillAll(with: .cancelled) }) { resumption.resume() }
@@ -103,18 +103,18 @@ final class KernelBonds: Sendable {
 
     /// Registers interest in the next Long Term Key kept, before raising security: the
     /// kernel may report it before the raising caller resumes.
-    func expectLongTermKey() -> UInt64 {
+    public func expectLongTermKey() -> UInt64 {
         withPendingAnswers { $0.expect(.longTermKey) }
     }
 
-    func forget(_ id: UInt64) {
+    public func forget(_ id: UInt64) {
         withPendingAnswers { $0.forget(id) }
     }
 
     /// Waits (at most ``keyWait``) until the LTK expected by `id` has been handled: true
     /// kept, false not meant to be kept or no key came in time (the pairing's caller goes
     /// on either way: the link is encrypted); a store that refused the write throws.
-    func longTermKeyKept(_ id: UInt64) async throws(BondStoreError) -> Bool {
+    public func longTermKeyKept(_ id: UInt64) async throws(BondStoreError) -> Bool {
         switch await wait(for: id, until: .now + Self.keyWait, cancellable: false) {
         case let .value(kept): return kept
         case let .failed(error): throw error
@@ -124,7 +124,7 @@ final class KernelBonds: Sendable {
 }
 
 extension KernelBonds: PendingAnswersOwner {
-    func withPendingAnswers<Result>(_ body: (inout PendingAnswers<Kind, Bool, BondStoreError>) -> Result) -> Result {
+    package func withPendingAnswers<Result>(_ body: (inout PendingAnswers<Kind, Bool, BondStoreError>) -> Result) -> Result {
         state.withLock { body(&$0.answers) }
     }
 }

@@ -1,7 +1,9 @@
 import BluetoothCore
 import Glibc
-@testable import HCITransport
+import HCITransport
+@testable import KernelHost
 import Testing
+import TestSupport
 
 /// The management interface's key events (BlueZ doc/mgmt-api.txt), byte for byte as the
 /// document lays them out, and what a hostile or broken channel can send instead.

@@ -1,5 +1,6 @@
 import BluetoothCore
 import Glibc
+import HCITransport
 
 extension KernelManagement {
     enum KeyOpcode {

@@ -1,6 +1,7 @@
 import BluetoothCore
 import CBluetooth
 import Glibc
+import HCITransport
 
 /// The kernel's Bluetooth management interface (the HCI control channel, "mgmt", that
 /// bluetoothd speaks; BlueZ doc/mgmt-api.txt), for the few settings a host beside the

@@ -1,6 +1,7 @@
 import BluetoothCore
 import CBluetooth
 import Glibc
+import HCITransport
 import Synchronization
 
 /// Listens on the management channel for the keys the kernel reports for one adapter

@@ -1,6 +1,7 @@
 import BluetoothCore
 import CBluetooth
 import Glibc
+import HCITransport
 import Synchronization
 
 /// Who answers the kernel's pairing questions that need a person (MITM-protected pairing,

@@ -2,6 +2,7 @@ import BluetoothCore
 import CBluetooth
 import Glibc
 import HCITransport
+import L2CAP
 
 /// A listening kernel L2CAP socket on an LE fixed channel (the ATT channel by default):
 /// when a central connects to this adapter (advertising connectably), the kernel hands

@@ -2,6 +2,7 @@ import BluetoothCore
 import CBluetooth
 import Glibc
 import HCITransport
+import L2CAP
 
 /// An LE fixed channel (the ATT channel, CID 0x0004) through the Linux kernel's own L2CAP:
 /// an `AF_BLUETOOTH`, `SOCK_SEQPACKET`, `BTPROTO_L2CAP` socket with `l2_cid` set. This is

@@ -1,6 +1,6 @@
 import BluetoothCore
 import Bonding
-import HCITransport
+import KernelHost
 import SMP
 import Testing
 import TestSupport
@@ -8,7 +8,7 @@ import TestSupport
 /// The kernel's key events kept as bonds (hci-raw), and the bonds handed back as the
 /// records of the kernel's Load commands.
 @Suite struct BondStoreKernelTests {
-    typealias F = BondFixtures
+    static let local = BluetoothAddress(0xF00D_0000_0001)
     static let peer = DeviceAddress(BluetoothAddress(0xC44B_4D00_0001), type: .random)
     static let key = Array(UInt8(0x10)...UInt8(0x1F))
     static let irk = Array(UInt8(0x20)...UInt8(0x2F))
@@ -21,7 +21,7 @@ import TestSupport
     /// LTK. One bond, the LTK in both roles, the IRK the peer's; Load gives one LTK
     /// (`central` 0, the P-256 type) and the IRK, the same bytes the events carried.
     @Test func aSecureConnectionsPairingBecomesOneBondAndLoadsBack() throws {
-        let store = try BondStore(directory: F.directory(), identity: .public(F.localPublic))
+        let store = try BondStore(directory: scratchDirectory(), identity: .public(Self.local))
         #expect(try store.keep(.identityResolvingKey(KernelKeys.IdentityResolvingKey(peer: Self.peer, value: Self.irk), resolvablePrivateAddress: BluetoothAddress(0)), now: 100) == .kept)
         #expect(try store.keep(Self.ltk(.authenticatedP256), now: 101) == .kept)
         let bond = try #require(store.bonds.first)
@@ -41,7 +41,7 @@ import TestSupport
     /// present, ours (`central` 0) the one we answer with; both load back as they came.
     /// Re-pairing with Secure Connections drops both.
     @Test func legacyKeysKeepTheirRoles() throws {
-        let store = try BondStore(directory: F.directory(), identity: .public(F.localPublic))
+        let store = try BondStore(directory: scratchDirectory(), identity: .public(Self.local))
         let ours = Array(UInt8(0x30)...UInt8(0x3F))
         try store.keep(Self.ltk(.unauthenticatedLegacy, central: true, ediv: 0x1234, rand: 0x55), now: 1)
         try store.keep(Self.ltk(.unauthenticatedLegacy, central: false, ediv: 0x9876, rand: 0x66, value: ours), now: 2)
@@ -61,7 +61,7 @@ import TestSupport
     /// value that is not 16 octets neither; connection parameters need a bond, and then
     /// load back; a CSRK goes to its side.
     @Test func refusedKeysAndAttachedParameters() throws {
-        let store = try BondStore(directory: F.directory(), identity: .public(F.localPublic))
+        let store = try BondStore(directory: scratchDirectory(), identity: .public(Self.local))
         let parameters = KernelKeys.ConnectionParameters(peer: Self.peer, minimumInterval: 24, maximumInterval: 40, latency: 0, supervisionTimeout: 42)
         #expect(try store.keep(.connectionParameters(parameters), now: 1) == .noBond)
         #expect(try store.keep(Self.ltk(.debugP256), now: 1) == .debugKeyRefused)

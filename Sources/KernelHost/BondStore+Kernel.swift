@@ -1,5 +1,5 @@
 import BluetoothCore
-import HCITransport
+import Bonding
 import SMP
 
 /// The bond store as the kernel's management interface sees it, for `hci-raw:N`, where the
