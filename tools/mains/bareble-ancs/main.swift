@@ -1,0 +1,4 @@
+import ArgumentParser
+import ANCSCommands
+
+await ANCSTool.main()

@@ -1,0 +1,4 @@
+import ArgumentParser
+import BeaconCommands
+
+await BeaconTool.main()

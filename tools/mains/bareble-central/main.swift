@@ -1,0 +1,4 @@
+import ArgumentParser
+import CentralCommands
+
+await CentralCommand.main()

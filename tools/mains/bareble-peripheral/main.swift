@@ -1,0 +1,4 @@
+import ArgumentParser
+import PeripheralCommands
+
+await PeripheralCommand.main()

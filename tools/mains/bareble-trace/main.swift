@@ -1,0 +1,4 @@
+import ArgumentParser
+import TraceCommands
+
+await TraceCommand.main()
