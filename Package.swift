@@ -134,7 +134,7 @@ let package = Package(
         .executableTarget(name: "bareble-trace", dependencies: ["TraceCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "tools/mains/bareble-trace", swiftSettings: strict),
         .executableTarget(
             name: "bareble",
-            dependencies: ["CentralCommands", "PeripheralCommands", "BeaconCommands", "ANCSCommands", "TraceCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["CentralCommands", "PeripheralCommands", "BeaconCommands", "ANCSCommands", "TraceCommands", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble",
             swiftSettings: strict
         ),

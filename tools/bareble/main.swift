@@ -4,6 +4,7 @@ import BeaconCommands
 import CentralCommands
 import Glibc
 import PeripheralCommands
+import ToolSupport
 import TraceCommands
 
 // Every tool in one executable, as busybox does: one copy of the Swift runtime and of the
@@ -22,6 +23,11 @@ func tool(named name: Substring) -> (any AsyncParsableCommand.Type)? {
     tools.first { $0.name == name }?.command
 }
 
+/// The async `main` of the tool: on the existential the synchronous one would be chosen.
+func run<Command: AsyncParsableCommand>(_ command: Command.Type, _ arguments: [String]) async {
+    await command.main(arguments)
+}
+
 func usage() -> String {
     let width = tools.map(\.name.count).max() ?? 0
     let lines = tools.map { "  \($0.name)\(String(repeating: " ", count: width - $0.name.count))  \($0.command.configuration.abstract)" }
@@ -32,21 +38,20 @@ func usage() -> String {
         \(lines.joined(separator: "\n"))
 
         `bareble TOOL --help` shows a tool's subcommands and options.
-
         """
 }
 
 let arguments = CommandLine.arguments
 let calledAs = arguments.first?.split(separator: "/").last ?? ""
 if calledAs.hasPrefix("bareble-"), let command = tool(named: calledAs.dropFirst("bareble-".count)) {
-    await command.main(Array(arguments.dropFirst()))
+    await run(command, Array(arguments.dropFirst()))
 } else if arguments.count > 1, let command = tool(named: arguments[1][...]) {
-    await command.main(Array(arguments.dropFirst(2)))
+    await run(command, Array(arguments.dropFirst(2)))
 } else if arguments.count > 1, ["-h", "--help", "help"].contains(arguments[1]) {
-    print(usage(), terminator: "")
+    print(usage())
 } else {
     let problem = arguments.count > 1 ? "bareble: no tool named \"\(arguments[1])\"\n" : ""
-    fputs(problem + usage(), stderr)
+    printError(problem + usage())
     // EX_USAGE, as the tools' own argument errors exit.
     exit(64)
 }
