@@ -127,11 +127,11 @@ let package = Package(
             path: "tools/bareble-trace",
             swiftSettings: strict
         ),
-        .executableTarget(name: "bareble-central", dependencies: ["CentralCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "tools/mains/bareble-central", swiftSettings: strict),
-        .executableTarget(name: "bareble-peripheral", dependencies: ["PeripheralCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "tools/mains/bareble-peripheral", swiftSettings: strict),
-        .executableTarget(name: "bareble-beacon", dependencies: ["BeaconCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "tools/mains/bareble-beacon", swiftSettings: strict),
-        .executableTarget(name: "bareble-ancs", dependencies: ["ANCSCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "tools/mains/bareble-ancs", swiftSettings: strict),
-        .executableTarget(name: "bareble-trace", dependencies: ["TraceCommands", .product(name: "ArgumentParser", package: "swift-argument-parser")], path: "tools/mains/bareble-trace", swiftSettings: strict),
+        .executableTarget(name: "bareble-central", dependencies: ["CentralCommands", "ToolSupport"], path: "tools/mains/bareble-central", swiftSettings: strict),
+        .executableTarget(name: "bareble-peripheral", dependencies: ["PeripheralCommands", "ToolSupport"], path: "tools/mains/bareble-peripheral", swiftSettings: strict),
+        .executableTarget(name: "bareble-beacon", dependencies: ["BeaconCommands", "ToolSupport"], path: "tools/mains/bareble-beacon", swiftSettings: strict),
+        .executableTarget(name: "bareble-ancs", dependencies: ["ANCSCommands", "ToolSupport"], path: "tools/mains/bareble-ancs", swiftSettings: strict),
+        .executableTarget(name: "bareble-trace", dependencies: ["TraceCommands", "ToolSupport"], path: "tools/mains/bareble-trace", swiftSettings: strict),
         .executableTarget(
             name: "bareble",
             dependencies: ["CentralCommands", "PeripheralCommands", "BeaconCommands", "ANCSCommands", "TraceCommands", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],

@@ -23,11 +23,6 @@ func tool(named name: Substring) -> (any AsyncParsableCommand.Type)? {
     tools.first { $0.name == name }?.command
 }
 
-/// The async `main` of the tool: on the existential the synchronous one would be chosen.
-func run<Command: AsyncParsableCommand>(_ command: Command.Type, _ arguments: [String]) async {
-    await command.main(arguments)
-}
-
 func usage() -> String {
     let width = tools.map(\.name.count).max() ?? 0
     let lines = tools.map { "  \($0.name)\(String(repeating: " ", count: width - $0.name.count))  \($0.command.configuration.abstract)" }
@@ -44,9 +39,9 @@ func usage() -> String {
 let arguments = CommandLine.arguments
 let calledAs = arguments.first?.split(separator: "/").last ?? ""
 if calledAs.hasPrefix("bareble-"), let command = tool(named: calledAs.dropFirst("bareble-".count)) {
-    await run(command, Array(arguments.dropFirst()))
+    await runTool(command, arguments: Array(arguments.dropFirst()))
 } else if arguments.count > 1, let command = tool(named: arguments[1][...]) {
-    await run(command, Array(arguments.dropFirst(2)))
+    await runTool(command, arguments: Array(arguments.dropFirst(2)))
 } else if arguments.count > 1, ["-h", "--help", "help"].contains(arguments[1]) {
     print(usage())
 } else {

@@ -1,4 +1,4 @@
-import ArgumentParser
 import ANCSCommands
+import ToolSupport
 
-await ANCSTool.main()
+await runTool(ANCSTool.self)

@@ -1,4 +1,4 @@
-import ArgumentParser
 import BeaconCommands
+import ToolSupport
 
-await BeaconTool.main()
+await runTool(BeaconTool.self)

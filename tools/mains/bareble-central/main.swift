@@ -1,4 +1,4 @@
-import ArgumentParser
 import CentralCommands
+import ToolSupport
 
-await CentralCommand.main()
+await runTool(CentralCommand.self)

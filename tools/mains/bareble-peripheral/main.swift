@@ -1,4 +1,4 @@
-import ArgumentParser
 import PeripheralCommands
+import ToolSupport
 
-await PeripheralCommand.main()
+await runTool(PeripheralCommand.self)

@@ -1,4 +1,4 @@
-import ArgumentParser
 import TraceCommands
+import ToolSupport
 
-await TraceCommand.main()
+await runTool(TraceCommand.self)
