@@ -141,7 +141,9 @@ let package = Package(
             // stdlib's link flags export every symbol of our modules, which keeps them all
             // (dead stripping removes nothing Swift exported) and costs 2.4 MB of symbol
             // table; lld's packed relative relocations (glibc 2.36 or later) save 1.5 MB of
-            // the PIE's relocations and 1.2 MB of RSS. The toolchain ships lld.
+            // the PIE's relocations and 1.2 MB of RSS. The toolchain ships lld. Unsafe flags
+            // bar only the products that hold them from other packages: this executable, not
+            // the libraries.
             linkerSettings: [
                 .unsafeFlags(["-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(configuration: .release))
             ]
