@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "BareBLE", targets: ["BareBLE"]),
         .library(name: "ANCSConsumer", targets: ["ANCSConsumer"]),
         .library(name: "Trace", targets: ["Trace"]),
+        .executable(name: "bareble", targets: ["bareble"]),
         .executable(name: "bareble-central", targets: ["bareble-central"]),
         .executable(name: "bareble-peripheral", targets: ["bareble-peripheral"]),
         .executable(name: "bareble-beacon", targets: ["bareble-beacon"]),
@@ -97,35 +98,61 @@ let package = Package(
             path: "tools/tool-support",
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "bareble-central",
+        // Each tool's commands are a library (a folder under tools/), run by two mains: the
+        // tool's own executable (tools/mains/, what `swift run bareble-central` and the tests
+        // run) and the multi-call `bareble` (tools/bareble/), which is every tool in one
+        // binary, the tool chosen by the name it is called through (README, "One static
+        // binary").
+        .target(
+            name: "CentralCommands",
             dependencies: ["BareBLE", "GATT", "ATT", "HCI", "HCITransport", "L2CAP", "Bonding", "KernelHost", "SMP", "Trace", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-central",
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "bareble-peripheral",
+        .target(
+            name: "PeripheralCommands",
             dependencies: ["BareBLE", "GATT", "ATT", "HCI", "HCITransport", "BluetoothCore", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-peripheral",
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "bareble-beacon",
+        .target(
+            name: "BeaconCommands",
             dependencies: ["Beacon", "HCI", "HCITransport", "BluetoothCore", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-beacon",
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "bareble-ancs",
+        .target(
+            name: "ANCSCommands",
             dependencies: ["ANCS", "ANCSConsumer", "BareBLE", "HCI", "BluetoothCore", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-ancs",
             swiftSettings: strict
         ),
-        .executableTarget(
-            name: "bareble-trace",
+        .target(
+            name: "TraceCommands",
             dependencies: ["Trace", "HCITransport", "BluetoothCore", "Bonding", "SMP", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-trace",
             swiftSettings: strict
+        ),
+        .executableTarget(name: "bareble-central", dependencies: ["CentralCommands", "ToolSupport"], path: "tools/mains/bareble-central", swiftSettings: strict),
+        .executableTarget(name: "bareble-peripheral", dependencies: ["PeripheralCommands", "ToolSupport"], path: "tools/mains/bareble-peripheral", swiftSettings: strict),
+        .executableTarget(name: "bareble-beacon", dependencies: ["BeaconCommands", "ToolSupport"], path: "tools/mains/bareble-beacon", swiftSettings: strict),
+        .executableTarget(name: "bareble-ancs", dependencies: ["ANCSCommands", "ToolSupport"], path: "tools/mains/bareble-ancs", swiftSettings: strict),
+        .executableTarget(name: "bareble-trace", dependencies: ["TraceCommands", "ToolSupport"], path: "tools/mains/bareble-trace", swiftSettings: strict),
+        .executableTarget(
+            name: "bareble",
+            dependencies: ["CentralCommands", "PeripheralCommands", "BeaconCommands", "ANCSCommands", "TraceCommands", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "tools/bareble",
+            swiftSettings: strict,
+            // Measured on the static build (README, "One static binary"): the static
+            // stdlib's link flags export every symbol of our modules, which keeps them all
+            // (dead stripping removes nothing Swift exported) and costs 2.4 MB of symbol
+            // table; lld's packed relative relocations (glibc 2.36 or later) save 1.5 MB of
+            // the PIE's relocations and 1.2 MB of RSS. The toolchain ships lld. Unsafe flags
+            // bar only the products that hold them from other packages: this executable, not
+            // the libraries.
+            linkerSettings: [
+                .unsafeFlags(["-use-ld=lld", "-Xlinker", "--no-export-dynamic", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(configuration: .release))
+            ]
         ),
         // The crash-safety test's victim: rewrites a bond file until killed.
         .executableTarget(name: "bond-store-writer", dependencies: ["Bonding"], path: "tools/bond-store-writer", swiftSettings: strict),

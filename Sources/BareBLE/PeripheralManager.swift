@@ -1,7 +1,6 @@
 import ATT
 import BluetoothCore
 import Bonding
-import FoundationEssentials
 import GATT
 import L2CAP
 
@@ -236,8 +235,7 @@ public final class PeripheralManager: Sendable {
         let state = store.bondedState(bearer: bearer)
         guard links.withLock({ $0.saved[bond.peer] != state }) else { return }
         do {
-            let bytes = try JSONEncoder().encode(state)
-            try bonds.setAttachment(Array(bytes), name: Self.bondedStateAttachment, for: bond.peer)
+            try bonds.setAttachment(BondedClientStateFile.encode(state), name: Self.bondedStateAttachment, for: bond.peer)
             links.withLock { links in
                 links.statistics.bondedStatesSaved += 1
                 links.saved[bond.peer] = state
@@ -251,13 +249,18 @@ public final class PeripheralManager: Sendable {
     private func loadBondedStates() {
         guard let bonds = host.central.security.bonds else { return }
         for bond in bonds.bonds {
+            let state: GATTBondedClientState?
             do {
                 guard let bytes = try bonds.attachment(Self.bondedStateAttachment, for: bond.peer) else { continue }
-                let state = try JSONDecoder().decode(GATTBondedClientState.self, from: Data(bytes))
-                links.withLock { $0.saved[bond.peer] = state }
+                state = BondedClientStateFile.decode(bytes)
             } catch {
-                links.withLock { $0.statistics.bondedStateFailures += 1 }
+                state = nil
             }
+            guard let state else {
+                links.withLock { $0.statistics.bondedStateFailures += 1 }
+                continue
+            }
+            links.withLock { $0.saved[bond.peer] = state }
         }
     }
 

@@ -1,5 +1,4 @@
 import BluetoothCore
-import FoundationEssentials
 import SMP
 
 /// What one bond file holds: the local identity it belongs to and its bonds.
@@ -31,83 +30,51 @@ public enum BondFileFormat {
     public static let formatName = "bareble-bonds"
     public static let version = 1
 
-    struct Header: Codable {
-        var format: String?
-        var version: Int?
-    }
-
-    struct File: Codable {
-        var format: String
-        var version: Int
-        var local: Local
-        var bonds: [Entry]
-    }
-
-    struct Address: Codable {
-        var address: String
-        var type: String
-    }
-
-    struct Local: Codable {
-        var address: String
-        var type: String
-        var irk: String
-    }
-
-    struct Entry: Codable {
-        var peer: Address
-        var authenticated: Bool
-        var secure_connections: Bool
-        var created: Int64
-        var peer_keys: Keys
-        var local_keys: Keys
-    }
-
-    struct Keys: Codable {
-        var ltk: LTK?
-        var irk: String?
-        var csrk: CSRK?
-    }
-
-    struct LTK: Codable {
-        var key: String
-        var ediv: UInt16
-        var rand: String
-        var key_size: UInt8
-    }
-
-    struct CSRK: Codable {
-        var key: String
-        var sign_counter: UInt32
-    }
-
     // MARK: Encoding
 
+    /// Keys in sorted order and indented, as the files written before (by Foundation's
+    /// JSONEncoder, prettyPrinted and sortedKeys) were, so files diff well.
     public static func encode(_ stored: StoredBonds) -> [UInt8] {
-        let file = File(
-            format: formatName, version: version,
-            local: Local(address: stored.local.address.address.description, type: typeName(stored.local.address.type),
-                         irk: hex(stored.local.identityResolvingKey)),
-            bonds: stored.bonds.map(entry))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        // Encoding plain strings, numbers and booleans cannot fail.
-        guard let data = try? encoder.encode(file) else { preconditionFailure("JSONEncoder refused plain values") }
-        return Array(data) + [0x0A]
+        let file = JSONValue.object([
+            ("bonds", .array(stored.bonds.map(entry))),
+            ("format", .string(formatName)),
+            ("local", .object([
+                ("address", .string(stored.local.address.address.description)),
+                ("irk", .string(hex(stored.local.identityResolvingKey))),
+                ("type", .string(typeName(stored.local.address.type))),
+            ])),
+            ("version", .int(version)),
+        ])
+        var writer = JSONWriter(indented: true)
+        file.write(to: &writer)
+        writer.newline()
+        return writer.bytes
     }
 
-    static func entry(_ bond: Bond) -> Entry {
-        Entry(
-            peer: Address(address: bond.peer.address.description, type: typeName(bond.peer.type)),
-            authenticated: bond.authenticated, secure_connections: bond.secureConnections, created: bond.createdAt,
-            peer_keys: keys(bond.peerKeys), local_keys: keys(bond.localKeys))
+    static func entry(_ bond: Bond) -> JSONValue {
+        .object([
+            ("authenticated", .bool(bond.authenticated)),
+            ("created", .int(Int(bond.createdAt))),
+            ("local_keys", keys(bond.localKeys)),
+            ("peer", .object([("address", .string(bond.peer.address.description)), ("type", .string(typeName(bond.peer.type)))])),
+            ("peer_keys", keys(bond.peerKeys)),
+            ("secure_connections", .bool(bond.secureConnections)),
+        ])
     }
 
-    static func keys(_ keys: DistributedKeys) -> Keys {
-        Keys(
-            ltk: keys.longTermKey.map { LTK(key: hex($0.key), ediv: $0.ediv, rand: hex64($0.rand), key_size: $0.keySize) },
-            irk: keys.identityResolvingKey.map(hex),
-            csrk: keys.signatureKey.map { CSRK(key: hex($0.key), sign_counter: $0.signCounter) })
+    static func keys(_ keys: DistributedKeys) -> JSONValue {
+        var members: [(String, JSONValue)] = []
+        if let csrk = keys.signatureKey {
+            members.append(("csrk", .object([("key", .string(hex(csrk.key))), ("sign_counter", .int(Int(csrk.signCounter)))])))
+        }
+        if let irk = keys.identityResolvingKey { members.append(("irk", .string(hex(irk)))) }
+        if let ltk = keys.longTermKey {
+            members.append(("ltk", .object([
+                ("ediv", .int(Int(ltk.ediv))), ("key", .string(hex(ltk.key))), ("key_size", .int(Int(ltk.keySize))),
+                ("rand", .string(hex64(ltk.rand))),
+            ])))
+        }
+        return .object(members)
     }
 
     static func hex(_ value: SMPValue128) -> String { Hex.string(value.bigEndianBytes).lowercased() }
@@ -122,103 +89,125 @@ public enum BondFileFormat {
 
     /// Parses a bond file; `path` only names it in errors.
     public static func decode(_ bytes: [UInt8], path: String) throws(BondStoreError) -> StoredBonds {
-        let data = Data(bytes)
-        let decoder = JSONDecoder()
-        let header: Header
+        let file: JSONValue
         do {
-            header = try decoder.decode(Header.self, from: data)
+            file = try JSONValue(parsing: String(decoding: bytes, as: UTF8.self))
         } catch {
             throw .corrupt(path: path, reason: bytes.isEmpty ? "the file is empty" : "not a JSON object (truncated or overwritten?)")
         }
-        guard header.format == formatName else {
-            throw .corrupt(path: path, reason: "\"format\" is \(header.format.map { "\"\($0)\"" } ?? "missing"), not \"\(formatName)\"")
+        guard case .object = file else { throw .corrupt(path: path, reason: "not a JSON object (truncated or overwritten?)") }
+        let format = file["format"]?.stringValue
+        guard format == formatName else {
+            throw .corrupt(path: path, reason: "\"format\" is \(format.map { "\"\($0)\"" } ?? "missing"), not \"\(formatName)\"")
         }
-        guard let fileVersion = header.version else { throw .corrupt(path: path, reason: "no \"version\"") }
+        guard let fileVersion = file["version"]?.intValue else { throw .corrupt(path: path, reason: "no \"version\"") }
         guard fileVersion == version else { throw .unsupportedVersion(path: path, version: fileVersion) }
-        let file: File
-        do {
-            file = try decoder.decode(File.self, from: data)
-        } catch let error as DecodingError {
-            throw .corrupt(path: path, reason: describe(error))
-        } catch {
-            throw .corrupt(path: path, reason: "\(error)")
-        }
         return try stored(file, path: path)
     }
 
-    static func stored(_ file: File, path: String) throws(BondStoreError) -> StoredBonds {
+    static func stored(_ file: JSONValue, path: String) throws(BondStoreError) -> StoredBonds {
         let field = FieldChecker(path: path)
-        let localAddress = try field.address(file.local.address, type: file.local.type, at: "local")
+        let localObject = try field.object(file, "local", at: "")
+        let localAddress = try field.address(localObject, at: "local")
         let local: LocalIdentity
         do {
-            local = try LocalIdentity(address: localAddress, identityResolvingKey: try field.key(file.local.irk, at: "local.irk"))
+            local = try LocalIdentity(address: localAddress, identityResolvingKey: try field.key(localObject, "irk", at: "local"))
         } catch .invalidIdentity {
             throw .corrupt(path: path, reason: "local: \(localAddress) is not an identity address")
         }
+        guard let entries = file["bonds"] else { throw field.fail("top level", "missing \"bonds\"") }
+        guard let entries = entries.arrayValue else { throw field.fail("bonds", "wrong type") }
         var bonds: [Bond] = []
         var seen = Set<DeviceAddress>()
-        for (index, entry) in file.bonds.enumerated() {
+        for (index, entry) in entries.enumerated() {
             let at = "bonds[\(index)]"
-            let peer = try field.address(entry.peer.address, type: entry.peer.type, at: "\(at).peer")
+            let peer = try field.address(try field.object(entry, "peer", at: at), at: "\(at).peer")
             guard seen.insert(peer).inserted else { throw .corrupt(path: path, reason: "\(at): \(peer) is stored twice") }
             bonds.append(Bond(
                 peer: peer,
-                peerKeys: try field.keys(entry.peer_keys, at: "\(at).peer_keys"),
-                localKeys: try field.keys(entry.local_keys, at: "\(at).local_keys"),
-                authenticated: entry.authenticated, secureConnections: entry.secure_connections,
-                createdAt: entry.created))
+                peerKeys: try field.keys(try field.object(entry, "peer_keys", at: at), at: "\(at).peer_keys"),
+                localKeys: try field.keys(try field.object(entry, "local_keys", at: at), at: "\(at).local_keys"),
+                authenticated: try field.bool(entry, "authenticated", at: at),
+                secureConnections: try field.bool(entry, "secure_connections", at: at),
+                createdAt: try field.integer(entry, "created", at: at)))
         }
         return StoredBonds(local: local, bonds: bonds)
     }
 
+    /// Reads the file's fields; every failure names the field ("bonds[0].peer_keys.ltk:
+    /// missing \"key\"") so a person can find it.
     struct FieldChecker {
         let path: String
 
         func fail(_ at: String, _ what: String) -> BondStoreError { .corrupt(path: path, reason: "\(at): \(what)") }
 
-        func address(_ text: String, type: String, at: String) throws(BondStoreError) -> DeviceAddress {
-            guard let address = BluetoothAddress(text) else { throw fail(at, "\"\(text)\" is not an address") }
-            switch type {
-            case "public": return DeviceAddress(address, type: .public)
-            case "random": return DeviceAddress(address, type: .random)
-            default: throw fail(at, "address type \"\(type)\" is neither public nor random")
-            }
-        }
-
-        func key(_ text: String, at: String) throws(BondStoreError) -> SMPValue128 {
-            guard text.count == 32, let value = SMPValue128(hex: text) else { throw fail(at, "not 32 hex digits") }
+        private func member(_ object: JSONValue, _ key: String, at: String) throws(BondStoreError) -> JSONValue {
+            guard case .object = object else { throw fail(at.isEmpty ? "top level" : at, "wrong type") }
+            guard let value = object[key] else { throw fail(at.isEmpty ? "top level" : at, "missing \"\(key)\"") }
             return value
         }
 
-        func keys(_ keys: Keys, at: String) throws(BondStoreError) -> DistributedKeys {
+        private func name(_ key: String, at: String) -> String { at.isEmpty ? key : "\(at).\(key)" }
+
+        func object(_ object: JSONValue, _ key: String, at: String) throws(BondStoreError) -> JSONValue {
+            let value = try member(object, key, at: at)
+            guard case .object = value else { throw fail(name(key, at: at), "wrong type") }
+            return value
+        }
+
+        func string(_ object: JSONValue, _ key: String, at: String) throws(BondStoreError) -> String {
+            guard let text = try member(object, key, at: at).stringValue else { throw fail(name(key, at: at), "wrong type") }
+            return text
+        }
+
+        func bool(_ object: JSONValue, _ key: String, at: String) throws(BondStoreError) -> Bool {
+            guard let value = try member(object, key, at: at).boolValue else { throw fail(name(key, at: at), "wrong type") }
+            return value
+        }
+
+        /// A whole number that fits `T`: anything else (a fraction, out of range) is refused.
+        func integer<T: FixedWidthInteger>(_ object: JSONValue, _ key: String, at: String) throws(BondStoreError) -> T {
+            guard let number = try member(object, key, at: at).intValue else { throw fail(name(key, at: at), "wrong type") }
+            guard let value = T(exactly: number) else { throw fail(name(key, at: at), "\(number) is out of range") }
+            return value
+        }
+
+        func address(_ object: JSONValue, at: String) throws(BondStoreError) -> DeviceAddress {
+            let text = try string(object, "address", at: at)
+            guard let address = BluetoothAddress(text) else { throw fail(at, "\"\(text)\" is not an address") }
+            switch try string(object, "type", at: at) {
+            case "public": return DeviceAddress(address, type: .public)
+            case "random": return DeviceAddress(address, type: .random)
+            case let type: throw fail(at, "address type \"\(type)\" is neither public nor random")
+            }
+        }
+
+        func key(_ object: JSONValue, _ key: String, at: String) throws(BondStoreError) -> SMPValue128 {
+            let text = try string(object, key, at: at)
+            guard text.count == 32, let value = SMPValue128(hex: text) else { throw fail(name(key, at: at), "not 32 hex digits") }
+            return value
+        }
+
+        func keys(_ keys: JSONValue, at: String) throws(BondStoreError) -> DistributedKeys {
             var result = DistributedKeys()
-            if let ltk = keys.ltk {
-                guard (7...16).contains(ltk.key_size) else { throw fail("\(at).ltk.key_size", "\(ltk.key_size) is outside 7...16") }
-                guard ltk.rand.count == 16, let bytes = Hex.bytes(ltk.rand), bytes.count == 8 else {
-                    throw fail("\(at).ltk.rand", "not 16 hex digits")
+            if keys["ltk"] != nil {
+                let ltk = try object(keys, "ltk", at: at)
+                let ltkAt = "\(at).ltk"
+                let keySize: UInt8 = try integer(ltk, "key_size", at: ltkAt)
+                guard (7...16).contains(keySize) else { throw fail("\(ltkAt).key_size", "\(keySize) is outside 7...16") }
+                let randText = try string(ltk, "rand", at: ltkAt)
+                guard randText.count == 16, let bytes = Hex.bytes(randText), bytes.count == 8 else {
+                    throw fail("\(ltkAt).rand", "not 16 hex digits")
                 }
                 let rand = bytes.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-                result.longTermKey = LongTermKey(key: try key(ltk.key, at: "\(at).ltk.key"), ediv: ltk.ediv, rand: rand, keySize: ltk.key_size)
+                result.longTermKey = LongTermKey(key: try key(ltk, "key", at: ltkAt), ediv: try integer(ltk, "ediv", at: ltkAt), rand: rand, keySize: keySize)
             }
-            if let irk = keys.irk { result.identityResolvingKey = try key(irk, at: "\(at).irk") }
-            if let csrk = keys.csrk {
-                result.signatureKey = SignatureKey(key: try key(csrk.key, at: "\(at).csrk.key"), signCounter: csrk.sign_counter)
+            if keys["irk"] != nil { result.identityResolvingKey = try key(keys, "irk", at: at) }
+            if keys["csrk"] != nil {
+                let csrk = try object(keys, "csrk", at: at)
+                result.signatureKey = SignatureKey(key: try key(csrk, "key", at: "\(at).csrk"), signCounter: try integer(csrk, "sign_counter", at: "\(at).csrk"))
             }
             return result
-        }
-    }
-
-    static func describe(_ error: DecodingError) -> String {
-        func where_(_ context: DecodingError.Context) -> String {
-            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return path.isEmpty ? "top level" : String(path.drop(while: { $0 == "." }))
-        }
-        switch error {
-        case let .keyNotFound(key, context): return "\(where_(context)): missing \"\(key.stringValue)\""
-        case let .typeMismatch(_, context): return "\(where_(context)): wrong type"
-        case let .valueNotFound(_, context): return "\(where_(context)): missing value"
-        case let .dataCorrupted(context): return "\(where_(context)): \(context.debugDescription)"
-        @unknown default: return "\(error)"
         }
     }
 }

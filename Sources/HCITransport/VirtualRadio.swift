@@ -67,13 +67,13 @@ public final class VirtualRadio: Sendable {
         let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(readyTimeout)
         switch lines.next(until: deadline) {
         case let .line(line):
-            guard let fields = FlatJSON.parse(line), fields["event"]?.string == "ready",
-                let port = fields["tcp"]?.integer ?? (fields["tcp"] == nil ? 0 : nil)
+            guard let fields = try? JSONValue(parsing: line), fields["event"]?.stringValue == "ready",
+                let port = fields["tcp"]?.intValue ?? (fields["tcp"] == nil ? 0 : nil)
             else {
                 throw fail(.radioFailed(detail: "its first line is not the ready line: \(line)"))
             }
             return VirtualRadio(
-                tcpPort: port, ptyPath: fields["pty"]?.string, processID: child.pid, readyLine: line,
+                tcpPort: port, ptyPath: fields["pty"]?.stringValue, processID: child.pid, readyLine: line,
                 control: child.control, lines: lines, reader: reader)
         case .ended:
             let status = RadioProcess.reap(child.pid)

@@ -1,3 +1,4 @@
+import BluetoothCore
 import Glibc
 import Testing
 import TestSupport
@@ -30,7 +31,7 @@ import TestSupport
         let radio = try VirtualRadio.launch(arguments: ["--tcp", "--pty"], script: path, python: "python3")
         #expect(radio.tcpPort == 4321)
         #expect(radio.ptyPath == "/dev/pts/99")
-        #expect(FlatJSON.parse(radio.readyLine)?["args"]?.string == "--tcp --pty")
+        #expect((try? JSONValue(parsing: radio.readyLine))?["args"]?.stringValue == "--tcp --pty")
         try radio.send(controlLine: "garbage 00FF 1")
         #expect(try radio.nextLine() == #"{"event": "ack", "line": "garbage 00FF 1"}"#)
         try radio.send(controlLine: "hardware-error 0x01\n")
@@ -135,14 +136,5 @@ import TestSupport
         #expect(VirtualRadio.findPython(script: "/nowhere/tools/virtual-radio/bareble_radio.py") == "python3")
         #expect(VirtualRadio.parent("/a/b/c") == "/a/b")
         #expect(VirtualRadio.parent("/a") == "/")
-    }
-
-    @Test func flatJSON() {
-        #expect(FlatJSON.parse(#"{"event": "ready", "tcp": 4000, "pty": null, "ok": true, "s": "a\"b\u0041"}"#)
-            == ["event": .string("ready"), "tcp": .number("4000"), "pty": .null, "ok": .bool(true), "s": .string("a\"bA")])
-        #expect(FlatJSON.parse("{}") == [:])
-        for bad in ["", "{", "{\"a\"}", "{\"a\": }", "{\"a\": [1]}", "{\"a\": {}}", "{\"a\": 1} x", "[1]", "{\"a\": \"x"] {
-            #expect(FlatJSON.parse(bad) == nil, "\(bad)")
-        }
     }
 }

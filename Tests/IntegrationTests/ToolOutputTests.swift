@@ -1,7 +1,7 @@
 import Testing
 @testable import ToolSupport
 
-/// What the tools write: wall-clock times in ISO 8601, and JSON text built as bytes.
+/// What the tools write: wall-clock times in ISO 8601 (their JSON: BluetoothCoreTests.JSONTests).
 @Suite struct ToolOutput {
     func iso8601(_ nanoseconds: Int64) -> String {
         var bytes: [UInt8] = []
@@ -36,22 +36,5 @@ import Testing
     static func length(_ year: Int64, _ month: Int64) -> Int64 {
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][Int(month - 1)]
-    }
-
-    @Test func jsonTextIsEscapedAndSeparated() {
-        let value = JSONValue.object([
-            ("name", .string("a\"b\\c\n\u{01}é")), ("n", .int(-120)), ("list", .array([.bool(true), .null, .decimal(1.5, places: 2)])),
-            ("empty", .object([])),
-        ])
-        #expect(value.text == #"{"name":"a\"b\\c\n\u0001é","n":-120,"list":[true,null,1.50],"empty":{}}"#)
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.member("data")
-        writer.hex([0x00, 0xAB, 0x10])
-        writer.member("zero")
-        writer.int(0)
-        writer.endObject()
-        writer.newline()
-        #expect(String(decoding: writer.bytes, as: UTF8.self) == "{\"data\":\"00AB10\",\"zero\":0}\n")
     }
 }

@@ -1,8 +1,7 @@
 import ArgumentParser
 
-@main
-struct ANCSTool: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct ANCSTool: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "bareble-ancs",
         abstract: "Show an iPhone's notifications and act on them (Apple Notification Center Service), and follow its media (AMS).",
         discussion: """
@@ -11,4 +10,6 @@ struct ANCSTool: AsyncParsableCommand {
             """,
         subcommands: [Run.self]
     )
+
+    public init() {}
 }

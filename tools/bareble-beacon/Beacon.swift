@@ -1,8 +1,7 @@
 import ArgumentParser
 
-@main
-struct BeaconTool: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct BeaconTool: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "bareble-beacon",
         abstract: "iBeacon and Eddystone: transmit, range, monitor regions, calibrate.",
         discussion: """
@@ -13,4 +12,6 @@ struct BeaconTool: AsyncParsableCommand {
             """,
         subcommands: [AdvertiseBeacon.self, Range.self, Monitor.self, Calibrate.self]
     )
+
+    public init() {}
 }

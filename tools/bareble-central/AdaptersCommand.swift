@@ -1,4 +1,5 @@
 import ArgumentParser
+import BluetoothCore
 import HCITransport
 import KernelHost
 import ToolSupport

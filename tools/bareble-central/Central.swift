@@ -1,8 +1,7 @@
 import ArgumentParser
 
-@main
-struct CentralCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct CentralCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "bareble-central",
         abstract: "The central role of BareBLE: look at the controller, scan, connect, explore, pair.",
         discussion: """
@@ -11,4 +10,6 @@ struct CentralCommand: AsyncParsableCommand {
             """,
         subcommands: [Info.self, RawHCI.self, RawATT.self, Scan.self, Advertise.self, Connect.self, Explore.self, Read.self, Write.self, Subscribe.self, Pair.self, Bonds.self, AdaptersCommand.self]
     )
+
+    public init() {}
 }

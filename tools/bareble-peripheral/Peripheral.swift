@@ -1,8 +1,7 @@
 import ArgumentParser
 
-@main
-struct PeripheralCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct PeripheralCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "bareble-peripheral",
         abstract: "The peripheral role of BareBLE: serve a GATT database to centrals.",
         discussion: """
@@ -11,4 +10,6 @@ struct PeripheralCommand: AsyncParsableCommand {
             """,
         subcommands: [Serve.self]
     )
+
+    public init() {}
 }

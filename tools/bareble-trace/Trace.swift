@@ -1,8 +1,7 @@
 import ArgumentParser
 
-@main
-struct TraceCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct TraceCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "bareble-trace",
         abstract: "Decode what crosses the HCI with BareBLE's own decoders: captures, pipes and the live monitor channel.",
         discussion: """
@@ -14,4 +13,6 @@ struct TraceCommand: AsyncParsableCommand {
             """,
         subcommands: [Read.self, Live.self, Stats.self, GATTCommand.self]
     )
+
+    public init() {}
 }

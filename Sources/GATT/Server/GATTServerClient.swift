@@ -26,7 +26,7 @@ struct GATTServerClient: Sendable, Hashable {
 /// What a bond keeps of one client between connections (Part G 2.5.2.1, 3.3.3.3: CCCDs and
 /// Client Supported Features persist for a bonded client), with the Database Hash it was
 /// taken under so the client comes back change-unaware when the database changed since.
-public struct GATTBondedClientState: Sendable, Hashable, Codable {
+public struct GATTBondedClientState: Sendable, Hashable {
     /// CCCD values by characteristic value handle.
     public var configurations: [UInt16: UInt16]
     public var supportedFeatures: UInt8

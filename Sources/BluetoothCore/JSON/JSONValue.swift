@@ -1,5 +1,6 @@
-/// A JSON value and its text, for --json output. Small on purpose: the tools stay free of
-/// Foundation so they fit minimal embedded images.
+/// A JSON value and its text: --json output, the bond store's files, the virtual radio's
+/// lines. Small on purpose: nothing of BareBLE needs Foundation's JSON, so the static
+/// tools stay small for embedded images (README, "One static binary").
 public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
@@ -14,8 +15,11 @@ public enum JSONValue: Sendable, Equatable {
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool { lhs.text == rhs.text }
 
     /// Compact JSON text, one line.
-    public var text: String {
-        var writer = JSONWriter()
+    public var text: String { text(indented: false) }
+
+    /// JSON text, one line or indented (``JSONWriter/init(indented:)``).
+    public func text(indented: Bool) -> String {
+        var writer = JSONWriter(indented: indented)
         write(to: &writer)
         return String(decoding: writer.bytes, as: UTF8.self)
     }

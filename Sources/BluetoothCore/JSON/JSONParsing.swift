@@ -1,14 +1,14 @@
-import Glibc
-
-/// Reads JSON text into a ``JSONValue`` (for files the tools write themselves, such as
-/// `bareble-central explore --json`). Bounded: nesting deeper than ``maximumDepth`` and
-/// files larger than ``maximumFileSize`` are refused with a message, never a crash.
+/// Reads JSON text into a ``JSONValue``: files we write ourselves (bond files, what a bond
+/// keeps of a GATT client, `bareble-central explore --json`) and the virtual radio's
+/// lines. Total: nesting deeper than ``maximumDepth`` and anything that is not JSON are
+/// refused with a message, never a crash; callers bound the text's size.
 extension JSONValue {
     public static let maximumDepth = 64
-    public static let maximumFileSize = 16 << 20
 
     public struct ParseError: Error, CustomStringConvertible {
         public let description: String
+
+        public init(description: String) { self.description = description }
     }
 
     public init(parsing text: String) throws(ParseError) {
@@ -16,24 +16,6 @@ extension JSONValue {
         self = try parser.value(depth: 0)
         parser.skipSpace()
         guard parser.index == parser.scalars.count else { throw parser.error("text after the value") }
-    }
-
-    /// The whole file at `path`, parsed.
-    public init(contentsOf path: String) throws(ParseError) {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw ParseError(description: "cannot open \(path): \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count >= 0 else { throw ParseError(description: "cannot read \(path): \(String(cString: strerror(errno)))") }
-            if count == 0 { break }
-            bytes += chunk[0..<count]
-            guard bytes.count <= Self.maximumFileSize else { throw ParseError(description: "\(path) is larger than \(Self.maximumFileSize) bytes") }
-        }
-        try self.init(parsing: String(decoding: bytes, as: UTF8.self))
     }
 
     /// The member `key` of an object, nil otherwise.

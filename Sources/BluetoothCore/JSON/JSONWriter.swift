@@ -1,5 +1,3 @@
-import BluetoothCore
-
 /// JSON text written straight into a byte buffer: what `--json` output is built with, so a
 /// line costs appends to one array rather than a tree of values and strings. Keys and
 /// values go in the order written; commas are placed here.
@@ -9,8 +7,18 @@ public struct JSONWriter {
     public var bytes: [UInt8] = []
     /// A value was written at this nesting level, so the next one needs a comma.
     private var needsComma = false
+    /// A key was just written: its value follows on the same line, with no comma.
+    private var afterKey = false
+    /// Files a person reads or diffs (bond files) are indented: two spaces a level, a line
+    /// per member or element, `"key" : value`, the layout Foundation's pretty-printing
+    /// JSONEncoder gave the bond files written before.
+    private let indented: Bool
+    private var depth = 0
 
-    public init() {}
+    /// One line (JSON lines), or `indented`.
+    public init(indented: Bool = false) {
+        self.indented = indented
+    }
 
     public mutating func beginObject() { open(UInt8(ascii: "{")) }
     public mutating func endObject() { close(UInt8(ascii: "}")) }
@@ -20,8 +28,7 @@ public struct JSONWriter {
     /// The key of the next member; its value follows.
     public mutating func key(_ key: String) {
         string(key)
-        bytes.append(UInt8(ascii: ":"))
-        needsComma = false
+        separateKey()
     }
 
     /// A key known when compiling (it must need no escaping): copied, not inspected.
@@ -30,8 +37,7 @@ public struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
         bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
-        needsComma = false
+        separateKey()
     }
 
     public mutating func null() { scalar("null") }
@@ -115,15 +121,37 @@ public struct JSONWriter {
     private mutating func open(_ bracket: UInt8) {
         separate()
         bytes.append(bracket)
+        depth += 1
         needsComma = false
     }
 
     private mutating func close(_ bracket: UInt8) {
+        depth -= 1
+        // A container with members ends on a line of its own; an empty one stays `[]`.
+        if indented, needsComma { breakLine() }
         bytes.append(bracket)
         needsComma = true
     }
 
+    private mutating func separateKey() {
+        if indented { bytes.append(UInt8(ascii: " ")) }
+        bytes.append(UInt8(ascii: ":"))
+        if indented { bytes.append(UInt8(ascii: " ")) }
+        needsComma = false
+        afterKey = true
+    }
+
     private mutating func separate() {
+        if afterKey {
+            afterKey = false
+            return
+        }
         if needsComma { bytes.append(UInt8(ascii: ",")) }
+        if indented, depth > 0 { breakLine() }
+    }
+
+    private mutating func breakLine() {
+        bytes.append(UInt8(ascii: "\n"))
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
     }
 }

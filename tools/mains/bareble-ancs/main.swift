@@ -1,0 +1,4 @@
+import ANCSCommands
+import ToolSupport
+
+await runTool(ANCSTool.self)

@@ -1,0 +1,4 @@
+import BeaconCommands
+import ToolSupport
+
+await runTool(BeaconTool.self)

@@ -1,0 +1,4 @@
+import CentralCommands
+import ToolSupport
+
+await runTool(CentralCommand.self)

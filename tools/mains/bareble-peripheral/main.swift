@@ -1,0 +1,4 @@
+import PeripheralCommands
+import ToolSupport
+
+await runTool(PeripheralCommand.self)

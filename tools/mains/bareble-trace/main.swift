@@ -1,0 +1,4 @@
+import TraceCommands
+import ToolSupport
+
+await runTool(TraceCommand.self)
