@@ -15,6 +15,11 @@ extension Central {
     /// typed only AA:BB:CC:DD:EE:FF gets connected. Nil when it is not heard within
     /// `timeout`.
     public func resolve(_ address: BluetoothAddress, timeout: Duration = .seconds(5)) async throws(HCIError) -> DeviceAddress? {
+        try await resolve(address, timeout: timeout, timer: .shared)
+    }
+
+    /// ``resolve(_:timeout:)`` with its deadline on `timer`.
+    func resolve(_ address: BluetoothAddress, timeout: Duration, timer: DeadlineTimer) async throws(HCIError) -> DeviceAddress? {
         let candidates = [DeviceAddress(address, type: .public), DeviceAddress(address, type: .random)]
         let filter = ScanFilter(addresses: Set(candidates), duplicates: .firstPerDevice)
         let advertisements = scan(matching: filter)
@@ -28,9 +33,9 @@ extension Central {
         }
         // The deadline ends the scan (a cancelled scan finishes empty), on the one timer
         // rather than a sleeping task that would outlive an early answer until `timeout`.
-        let deadline = DeadlineTimer.shared.schedule(after: timeout) { listening.cancel() }
+        let deadline = timer.schedule(after: timeout) { listening.cancel() }
         let result = await withTaskCancellationHandler { await listening.value } onCancel: { listening.cancel() }
-        DeadlineTimer.shared.cancel(deadline)
+        timer.cancel(deadline)
         return try result.get()
     }
 }

@@ -39,7 +39,10 @@ package final class DeadlineTimer: @unchecked Sendable {
     private var nextID: UInt64 = 1
     private var threadStarted = false
 
-    private init() {
+    /// The process uses ``shared``; a test makes its own to count only its own deadlines
+    /// (the shared one holds whatever the tests beside it armed). Its thread, started by
+    /// the first deadline, lives as long as the process.
+    package init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
