@@ -2,7 +2,6 @@ import ATT
 import BluetoothCore
 import BluetoothCrypto
 import Bonding
-import Logging
 import SMP
 
 /// Checks Signed Write Commands against the sender's bond (Core 5.4 Vol 3 Part C 10.4.2):
@@ -21,7 +20,7 @@ import SMP
 /// the pairing that made the key, as if the link were encrypted with it.
 struct SignedWriteVerifier: Sendable {
     let bonds: BondStore
-    private static let logger = Logger(label: "bareble.host")
+    private static let counterUsed = "SignCounter already used (replayed or reordered), or the key is used up"
 
     var verifier: ATTSignatureVerifier {
         { command, context in verify(command, from: context.peer) }
@@ -33,7 +32,7 @@ struct SignedWriteVerifier: Sendable {
         guard let key = bond.peerKeys.signatureKey else { return refuse("the sender's bond holds no CSRK", peer) }
         guard key.key != .zero else { return refuse("the sender's CSRK is all zeros, which anyone can sign with", peer) }
         guard let counter = DataSigning.counter(of: signature), counter >= key.signCounter, counter != .max else {
-            return refuse("SignCounter already used (replayed or reordered), or the key is used up", peer)
+            return refuse(Self.counterUsed, peer)
         }
         guard DataSigning.verify(signature, key: key.key.value, data: command.signedBytes) else {
             return refuse("the signature does not verify with the sender's CSRK", peer)
@@ -52,7 +51,7 @@ struct SignedWriteVerifier: Sendable {
             return refuse("its SignCounter could not be saved (\(error)), so a replay could not be told", peer)
         }
         // Another write with this counter won the race to the file.
-        guard fresh else { return refuse("SignCounter already used (replayed or reordered), or the key is used up", peer) }
+        guard fresh else { return refuse(Self.counterUsed, peer) }
         return ATTLinkSecurity(
             isEncrypted: true, isAuthenticated: bond.authenticated, isSecureConnections: bond.secureConnections,
             keySize: bond.peerKeys.longTermKey?.keySize ?? bond.localKeys.longTermKey?.keySize ?? 16,
@@ -60,7 +59,7 @@ struct SignedWriteVerifier: Sendable {
     }
 
     private func refuse(_ reason: String, _ peer: DeviceAddress?) -> ATTLinkSecurity? {
-        Self.logger.warning("Signed Write Command refused: \(reason)", metadata: ["peer": "\(peer.map { "\($0)" } ?? "unknown")"])
+        HostLog.logger.warning("Signed Write Command refused: \(reason)", metadata: ["peer": "\(peer.map { "\($0)" } ?? "unknown")"])
         return nil
     }
 }
