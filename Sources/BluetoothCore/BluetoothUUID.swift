@@ -103,18 +103,37 @@ public struct BluetoothUUID: Hashable, Sendable, CustomStringConvertible {
 
     /// "XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX", upper case.
     public var uuidString128: String {
-        let all = Hex.string(littleEndianBytes128.reversed())
-        let chars = Array(all)
-        let cuts = [0, 8, 12, 16, 20, 32]
-        return (0..<5).map { String(chars[cuts[$0]..<cuts[$0 + 1]]) }.joined(separator: "-")
+        var text: [UInt8] = []
+        appendText128(to: &text)
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// CoreBluetooth's form: "180D" for 16-bit, "0000180D"-style for 32-bit, else 128-bit.
     public var description: String {
+        var text: [UInt8] = []
+        appendDescription(to: &text)
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends ``description`` as ASCII bytes, with no String in between: for output built
+    /// as bytes (a tool's JSON lines).
+    public func appendDescription(to out: inout [UInt8]) {
         switch byteWidth {
-        case 2: Hex.string(littleEndianBytes.reversed())
-        case 4: Hex.string(littleEndianBytes.reversed())
-        default: uuidString128
+        case 2: Hex.append(high >> 32, digits: 4, to: &out)
+        case 4: Hex.append(high >> 32, digits: 8, to: &out)
+        default: appendText128(to: &out)
         }
+    }
+
+    private func appendText128(to out: inout [UInt8]) {
+        Hex.append(high >> 32, digits: 8, to: &out)
+        out.append(UInt8(ascii: "-"))
+        Hex.append(high >> 16, digits: 4, to: &out)
+        out.append(UInt8(ascii: "-"))
+        Hex.append(high, digits: 4, to: &out)
+        out.append(UInt8(ascii: "-"))
+        Hex.append(low >> 48, digits: 4, to: &out)
+        out.append(UInt8(ascii: "-"))
+        Hex.append(low, digits: 12, to: &out)
     }
 }

@@ -17,6 +17,16 @@ public enum Hex {
         }
     }
 
+    /// Appends the lowest `digits` hex digits of `value`, most significant first.
+    @inlinable
+    public static func append(_ value: UInt64, digits count: Int, to out: inout [UInt8]) {
+        digits.withUnsafeBufferPointer { digits in
+            for shift in stride(from: 4 * (count - 1), through: 0, by: -4) {
+                out.append(digits[Int(truncatingIfNeeded: value >> UInt64(shift)) & 0x0F])
+            }
+        }
+    }
+
     /// "0A1B2C" (or "0A 1B 2C" with a separator).
     public static func string<C: Collection>(_ bytes: C, separator: String = "") -> String where C.Element == UInt8 {
         var out = ""

@@ -20,6 +20,18 @@ import Testing
         #expect(try BluetoothUUID(littleEndian: [0xCD, 0xAB, 0x34, 0x12]) == uuid)
     }
 
+    @Test func textAppendedAsBytesIsTheDescription() throws {
+        // What `scan --json` writes, after bytes already in its buffer.
+        for text in ["180D", "0001", "FFFF", "1234ABCD", "7905F431-B5CE-4E99-A40F-4B1E122D00D0",
+                     "00000000-0000-0000-0000-000000000000", "FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF"] {
+            let uuid = try #require(BluetoothUUID(text))
+            var bytes = Array("x".utf8)
+            uuid.appendDescription(to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == "x" + text)
+            #expect(uuid.description == text)
+        }
+    }
+
     @Test func fullForm() throws {
         let ancs = try #require(BluetoothUUID("7905F431-B5CE-4E99-A40F-4B1E122D00D0"))
         #expect(ancs.byteWidth == 16)

@@ -17,6 +17,24 @@ import Testing
         #expect(iso8601(4_102_444_800_000_000_000) == "2100-01-01T00:00:00.000000Z")
     }
 
+    @Test func aFormatterReusedAcrossSecondsAndDaysWritesWhatEachCallWould() {
+        // The formatter keeps the date and time of day of the last second: moving forward,
+        // back, and over midnight and a year end must still give each time's own text.
+        var formatter = WallClock.ISO8601Formatter()
+        let times: [Int64] = [
+            1_795_656_735_000_001_000, 1_795_656_735_999_999_999, 1_795_656_736_000_000_000,
+            1_795_656_734_500_000_000, 1_798_761_599_999_999_000, 1_798_761_600_000_000_000, -1, 0,
+        ]
+        for time in times {
+            var bytes: [UInt8] = []
+            formatter.append(time, to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == iso8601(time))
+        }
+        var bytes: [UInt8] = []
+        formatter.append(1_798_761_600_000_000_000, to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == "2027-01-01T00:00:00.000000Z")
+    }
+
     @Test func everyDayOfFourHundredYearsRoundTrips() async {
         // The Gregorian cycle: leap days of centuries included (2000 is one, 2100 is not).
         var previous = (year: Int64(1969), month: Int64(12), day: Int64(31))

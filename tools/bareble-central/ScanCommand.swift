@@ -138,6 +138,7 @@ struct ScanOutput {
     var out = JSONWriter()
     /// Wall clock minus monotonic clock, read once per batch for the lines' `time`.
     var wallClockOffset = WallClock.offsetFromMonotonic()
+    var timeFormatter = WallClock.ISO8601Formatter()
     /// Dropped advertisements already reported.
     var dropped = 0
 
@@ -158,7 +159,7 @@ struct ScanOutput {
                 rows[advertisement.address] = row
                 dirty = true
             } else {
-                Self.writeJSON(advertisement, wallClockOffset: wallClockOffset, to: &out)
+                Self.writeJSON(advertisement, wallClockOffset: wallClockOffset, time: &timeFormatter, to: &out)
                 if out.bytes.count >= Self.flushThreshold { flush() }
             }
         case let .caughtUp(total):
@@ -226,7 +227,7 @@ struct ScanOutput {
 
     /// One advertisement as a JSON line. `timestamp` is the monotonic reception time in
     /// nanoseconds; `time` the same moment on the wall clock, UTC.
-    static func writeJSON(_ ad: Advertisement, wallClockOffset: Int64, to out: inout JSONWriter) {
+    static func writeJSON(_ ad: Advertisement, wallClockOffset: Int64, time: inout WallClock.ISO8601Formatter, to out: inout JSONWriter) {
         out.beginObject()
         out.member("address")
         out.asciiString { bytes in
@@ -239,7 +240,7 @@ struct ScanOutput {
         out.member("addressType")
         out.string(ad.address.type.description)
         out.member("eventType")
-        out.string(ad.eventType.description)
+        out.asciiString { ad.eventType.appendDescription(to: &$0) }
         out.member("connectable")
         out.bool(ad.isConnectable)
         out.member("rssi")
@@ -250,7 +251,7 @@ struct ScanOutput {
         if let name = ad.localName { out.string(name) } else { out.null() }
         out.member("services")
         out.beginArray()
-        for uuid in ad.serviceUUIDs { out.string(uuid.description) }
+        for uuid in ad.serviceUUIDs { out.asciiString { uuid.appendDescription(to: &$0) } }
         out.endArray()
         if let manufacturer = manufacturerData(ad) {
             out.member("manufacturer")
@@ -276,7 +277,7 @@ struct ScanOutput {
         out.member("timestamp")
         out.int(Int(truncatingIfNeeded: ad.timestamp))
         out.member("time")
-        out.asciiString { WallClock.appendISO8601(Int64(bitPattern: ad.timestamp) &+ wallClockOffset, to: &$0) }
+        out.asciiString { time.append(Int64(bitPattern: ad.timestamp) &+ wallClockOffset, to: &$0) }
         if let direct = ad.directAddress {
             out.member("directAddress")
             out.string(direct.description)
@@ -303,7 +304,7 @@ struct ScanOutput {
 
 /// The first Manufacturer Specific Data in the advertising data or the scan response.
 func manufacturerData(_ ad: Advertisement) -> ManufacturerData? {
-    ad.advertisingData.manufacturerData.first ?? ad.scanResponseData?.manufacturerData.first
+    ad.advertisingData.firstManufacturerData ?? ad.scanResponseData?.firstManufacturerData
 }
 
 func manufacturerText(_ ad: Advertisement) -> String? {

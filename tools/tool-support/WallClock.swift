@@ -18,26 +18,45 @@ public enum WallClock {
     /// "2026-11-26T01:32:15.123456Z": nanoseconds since the Unix epoch, UTC, truncated to
     /// microseconds.
     public static func appendISO8601(_ nanoseconds: Int64, to out: inout [UInt8]) {
-        let microseconds = floorDivide(nanoseconds, 1000)
-        let seconds = floorDivide(microseconds, 1_000_000)
-        let fraction = microseconds - seconds * 1_000_000
-        let days = floorDivide(seconds, 86_400)
-        let secondOfDay = seconds - days * 86_400
-        let (year, month, day) = civil(fromDays: days)
-        digits(year, 4, &out)
-        out.append(UInt8(ascii: "-"))
-        digits(month, 2, &out)
-        out.append(UInt8(ascii: "-"))
-        digits(day, 2, &out)
-        out.append(UInt8(ascii: "T"))
-        digits(secondOfDay / 3600, 2, &out)
-        out.append(UInt8(ascii: ":"))
-        digits(secondOfDay / 60 % 60, 2, &out)
-        out.append(UInt8(ascii: ":"))
-        digits(secondOfDay % 60, 2, &out)
-        out.append(UInt8(ascii: "."))
-        digits(fraction, 6, &out)
-        out.append(UInt8(ascii: "Z"))
+        var formatter = ISO8601Formatter()
+        formatter.append(nanoseconds, to: &out)
+    }
+
+    /// Formats timestamps as ``WallClock/appendISO8601(_:to:)`` does, the date and time of
+    /// day once per second: for a stream of them (a scan's JSON lines).
+    public struct ISO8601Formatter {
+        private var second = Int64.min
+        /// "2026-11-26T01:32:15." for `second`.
+        private var prefix: [UInt8] = []
+
+        public init() {}
+
+        public mutating func append(_ nanoseconds: Int64, to out: inout [UInt8]) {
+            let microseconds = WallClock.floorDivide(nanoseconds, 1000)
+            let seconds = WallClock.floorDivide(microseconds, 1_000_000)
+            if seconds != second {
+                second = seconds
+                prefix.removeAll(keepingCapacity: true)
+                let days = WallClock.floorDivide(seconds, 86_400)
+                let secondOfDay = seconds - days * 86_400
+                let (year, month, day) = WallClock.civil(fromDays: days)
+                WallClock.digits(year, 4, &prefix)
+                prefix.append(UInt8(ascii: "-"))
+                WallClock.digits(month, 2, &prefix)
+                prefix.append(UInt8(ascii: "-"))
+                WallClock.digits(day, 2, &prefix)
+                prefix.append(UInt8(ascii: "T"))
+                WallClock.digits(secondOfDay / 3600, 2, &prefix)
+                prefix.append(UInt8(ascii: ":"))
+                WallClock.digits(secondOfDay / 60 % 60, 2, &prefix)
+                prefix.append(UInt8(ascii: ":"))
+                WallClock.digits(secondOfDay % 60, 2, &prefix)
+                prefix.append(UInt8(ascii: "."))
+            }
+            out.append(contentsOf: prefix)
+            WallClock.digits(microseconds - seconds * 1_000_000, 6, &out)
+            out.append(UInt8(ascii: "Z"))
+        }
     }
 
     /// Year, month, day of the proleptic Gregorian calendar for days since 1970-01-01
@@ -59,16 +78,14 @@ public enum WallClock {
         return (a % b != 0 && (a < 0) != (b < 0)) ? quotient - 1 : quotient
     }
 
-    /// `value` in exactly `width` decimal digits (zero-padded; years past 9999 wider).
+    /// `value` in at least `width` decimal digits, zero-padded (years past 9999 wider).
     private static func digits(_ value: Int64, _ width: Int, _ out: inout [UInt8]) {
-        var divisor: Int64 = 1
-        for _ in 1..<width { divisor *= 10 }
-        var value = max(0, value)
-        while value / divisor >= 10 { divisor *= 10 }
-        while divisor > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(value / divisor))
-            value %= divisor
-            divisor /= 10
-        }
+        var value = UInt64(max(0, value))
+        let start = out.count
+        repeat {
+            out.append(UInt8(ascii: "0") + UInt8(value % 10))
+            value /= 10
+        } while value > 0 || out.count - start < width
+        out[start...].reverse()
     }
 }

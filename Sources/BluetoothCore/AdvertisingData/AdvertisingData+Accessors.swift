@@ -75,15 +75,27 @@ extension AdvertisingData {
     /// identifier are left out.
     public var manufacturerData: [ManufacturerData] {
         var found: [ManufacturerData] = []
+        forEachManufacturerData { found.append($0); return true }
+        return found
+    }
+
+    /// The first of ``manufacturerData``, without decoding the others.
+    public var firstManufacturerData: ManufacturerData? {
+        var found: ManufacturerData?
+        forEachManufacturerData { found = $0; return false }
+        return found
+    }
+
+    /// Each Manufacturer Specific Data structure long enough for a company identifier, in
+    /// order, while `body` returns true.
+    private func forEachManufacturerData(_ body: (ManufacturerData) -> Bool) {
         forEachStructure { type, range in
             guard type == .manufacturerSpecificData, range.count >= 2 else { return true }
-            found.append(ManufacturerData(
+            return body(ManufacturerData(
                 companyID: UInt16(truncatingIfNeeded: Self.littleEndian(bytes, at: range.lowerBound, count: 2)),
                 data: Array(bytes[(range.lowerBound + 2)..<range.upperBound])
             ))
-            return true
         }
-        return found
     }
 
     /// The Appearance (Supplement Part A 1.12); nil unless exactly two octets.

@@ -2,28 +2,28 @@
 /// line costs appends to one array rather than a tree of values and strings. Keys and
 /// values go in the order written; commas are placed here.
 public struct JSONWriter {
-    private static let lowerHex = Array("0123456789abcdef".utf8)
+    @usableFromInline static let lowerHex = Array("0123456789abcdef".utf8)
 
     public var bytes: [UInt8] = []
     /// A value was written at this nesting level, so the next one needs a comma.
-    private var needsComma = false
+    @usableFromInline var needsComma = false
     /// A key was just written: its value follows on the same line, with no comma.
-    private var afterKey = false
+    @usableFromInline var afterKey = false
     /// Files a person reads or diffs (bond files) are indented: two spaces a level, a line
     /// per member or element, `"key" : value`, the layout Foundation's pretty-printing
     /// JSONEncoder gave the bond files written before.
-    private let indented: Bool
-    private var depth = 0
+    @usableFromInline let indented: Bool
+    @usableFromInline var depth = 0
 
     /// One line (JSON lines), or `indented`.
     public init(indented: Bool = false) {
         self.indented = indented
     }
 
-    public mutating func beginObject() { open(UInt8(ascii: "{")) }
-    public mutating func endObject() { close(UInt8(ascii: "}")) }
-    public mutating func beginArray() { open(UInt8(ascii: "[")) }
-    public mutating func endArray() { close(UInt8(ascii: "]")) }
+    @inlinable public mutating func beginObject() { open(UInt8(ascii: "{")) }
+    @inlinable public mutating func endObject() { close(UInt8(ascii: "}")) }
+    @inlinable public mutating func beginArray() { open(UInt8(ascii: "[")) }
+    @inlinable public mutating func endArray() { close(UInt8(ascii: "]")) }
 
     /// The key of the next member; its value follows.
     public mutating func key(_ key: String) {
@@ -32,6 +32,7 @@ public struct JSONWriter {
     }
 
     /// A key known when compiling (it must need no escaping): copied, not inspected.
+    @inlinable
     public mutating func member(_ key: StaticString) {
         separate()
         bytes.append(UInt8(ascii: "\""))
@@ -40,20 +41,26 @@ public struct JSONWriter {
         separateKey()
     }
 
-    public mutating func null() { scalar("null") }
-    public mutating func bool(_ value: Bool) { scalar(value ? "true" : "false") }
+    @inlinable
+    public mutating func null() { literal("null") }
+    @inlinable
+    public mutating func bool(_ value: Bool) { literal(value ? "true" : "false") }
 
+    @inlinable
     public mutating func int(_ value: Int) {
         separate()
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        // Digits come out lowest first: append them, then reverse them in place.
-        let start = bytes.count
         var magnitude = value.magnitude
-        repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        bytes[start...].reverse()
+        // Filled from the end: 20 digits hold any 64-bit magnitude.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
         needsComma = true
     }
 
@@ -90,6 +97,7 @@ public struct JSONWriter {
 
     /// A string value of bytes that need no escaping (hex digits, a timestamp), written
     /// by `body` between the quotes.
+    @inlinable
     public mutating func asciiString(_ body: (inout [UInt8]) -> Void) {
         separate()
         bytes.append(UInt8(ascii: "\""))
@@ -99,6 +107,7 @@ public struct JSONWriter {
     }
 
     /// Bytes as a string of upper-case hex digits.
+    @inlinable
     public mutating func hex(_ value: [UInt8]) {
         asciiString { Hex.append(value, to: &$0) }
     }
@@ -107,6 +116,7 @@ public struct JSONWriter {
     public mutating func raw(_ text: String) { scalar(text) }
 
     /// Ends a line of JSON lines output.
+    @inlinable
     public mutating func newline() {
         bytes.append(UInt8(ascii: "\n"))
         needsComma = false
@@ -118,14 +128,23 @@ public struct JSONWriter {
         needsComma = true
     }
 
-    private mutating func open(_ bracket: UInt8) {
+    @inlinable
+    mutating func literal(_ text: StaticString) {
+        separate()
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        needsComma = true
+    }
+
+    @inlinable
+    mutating func open(_ bracket: UInt8) {
         separate()
         bytes.append(bracket)
         depth += 1
         needsComma = false
     }
 
-    private mutating func close(_ bracket: UInt8) {
+    @inlinable
+    mutating func close(_ bracket: UInt8) {
         depth -= 1
         // A container with members ends on a line of its own; an empty one stays `[]`.
         if indented, needsComma { breakLine() }
@@ -133,7 +152,8 @@ public struct JSONWriter {
         needsComma = true
     }
 
-    private mutating func separateKey() {
+    @inlinable
+    mutating func separateKey() {
         if indented { bytes.append(UInt8(ascii: " ")) }
         bytes.append(UInt8(ascii: ":"))
         if indented { bytes.append(UInt8(ascii: " ")) }
@@ -141,7 +161,8 @@ public struct JSONWriter {
         afterKey = true
     }
 
-    private mutating func separate() {
+    @inlinable
+    mutating func separate() {
         if afterKey {
             afterKey = false
             return
@@ -150,7 +171,8 @@ public struct JSONWriter {
         if indented, depth > 0 { breakLine() }
     }
 
-    private mutating func breakLine() {
+    @usableFromInline
+    mutating func breakLine() {
         bytes.append(UInt8(ascii: "\n"))
         bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
     }

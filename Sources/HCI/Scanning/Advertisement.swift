@@ -26,15 +26,27 @@ public struct Advertisement: Sendable, Hashable {
         public static let scanResponseOnly = EventType(rawValue: 1 << 5)
 
         public var description: String {
-            var parts: [String] = []
-            if contains(.connectable) { parts.append("connectable") }
-            if contains(.scannable) { parts.append("scannable") }
-            if contains(.directed) { parts.append("directed") }
-            if contains(.scanResponse) { parts.append("scan-response") }
-            if contains(.legacy) { parts.append("legacy") }
-            if contains(.scanResponseOnly) { parts.append("scan-response-only") }
-            return parts.isEmpty ? "non-connectable" : parts.joined(separator: ",")
+            var text: [UInt8] = []
+            appendDescription(to: &text)
+            return String(decoding: text, as: UTF8.self)
         }
+
+        /// Appends ``description`` ("connectable,scannable,legacy") as ASCII bytes, with no
+        /// String in between: for output built as bytes (a tool's JSON lines).
+        public func appendDescription(to out: inout [UInt8]) {
+            var first = true
+            for (flag, name) in Self.names where contains(flag) {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            }
+            if first { out.append(contentsOf: "non-connectable".utf8) }
+        }
+
+        private static let names: [(EventType, StaticString)] = [
+            (.connectable, "connectable"), (.scannable, "scannable"), (.directed, "directed"),
+            (.scanResponse, "scan-response"), (.legacy, "legacy"), (.scanResponseOnly, "scan-response-only"),
+        ]
     }
 
     public var address: DeviceAddress
