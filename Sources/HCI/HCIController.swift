@@ -15,6 +15,8 @@ import Logging
 public final class HCIController: Sendable {
     public typealias EventHandler = @Sendable (HCIEvent) -> Void
     public typealias ACLHandler = @Sendable (ACLDataPacket) -> Void
+    /// Told once whether a packet that waited for a credit was sent on it.
+    public typealias ACLSendCompletion = @Sendable (Result<Void, HCIError>) -> Void
 
     /// Default deadline for one command. Controllers answer in microseconds to a few
     /// milliseconds; Reset on some UART chips takes a few hundred.
@@ -53,7 +55,8 @@ public final class HCIController: Sendable {
         /// Handles whose Disconnection Complete arrived and that no new connection has
         /// reused yet: ACL for them is refused instead of taking a credit that never returns.
         var closedHandles: Set<UInt16> = []
-        var aclWaiters: [(id: UInt64, handle: UInt16, continuation: CheckedContinuation<Result<Void, HCIError>, Never>)] = []
+        /// Packets waiting for a credit, in arrival order.
+        var aclWaiters: [ACLWaiter] = []
         var statusContinuations: [UInt64: AsyncStream<ControllerStatus>.Continuation] = [:]
         var status: ControllerStatus = .off
         var info: ControllerInfo?
@@ -250,8 +253,8 @@ public final class HCIController: Sendable {
     private func handle(_ event: HCIEvent) {
         var completed: Resumption?
         var failedSends: [Resumption] = []
-        var releasedACL: [CheckedContinuation<Result<Void, HCIError>, Never>] = []
-        var failedACL: [(CheckedContinuation<Result<Void, HCIError>, Never>, HCIError)] = []
+        var releasedACL: [ACLWaiter] = []
+        var failedACL: [(ACLWaiter, HCIError)] = []
         var hardwareCode: UInt8?
         var hardwareErrors = 0
         var unmatched: (opcode: HCIOpcode, count: Int)?
@@ -290,8 +293,8 @@ public final class HCIController: Sendable {
                 // Senders still waiting for a credit on this link must not send on a dead
                 // handle: the controller would drop the packet and the credit would leak.
                 let failure = HCIError.disconnected(connectionHandle: handle, reason: disconnection.reason)
-                failedACL = state.aclWaiters.filter { $0.handle == handle }.map { ($0.continuation, failure) }
-                state.aclWaiters.removeAll { $0.handle == handle }
+                failedACL = state.aclWaiters.filter { $0.packet.connectionHandle == handle }.map { ($0, failure) }
+                state.aclWaiters.removeAll { $0.packet.connectionHandle == handle }
                 state.closedHandles.insert(handle)
                 releasedACL = grantACLCredits(&state)
             case let .le(.connectionComplete(complete)) where complete.status == .success:
@@ -309,8 +312,9 @@ public final class HCIController: Sendable {
         }
         completed?.resume()
         for resumption in failedSends { resumption.resume() }
-        for waiter in releasedACL { waiter.resume(returning: .success(())) }
-        for (waiter, error) in failedACL { waiter.resume(returning: .failure(error)) }
+        // Sent here, on the thread that brought the credits, in the order they waited.
+        for waiter in releasedACL { waiter.onceSent(Result { () throws(HCIError) in try transmit(waiter.packet) }) }
+        for (waiter, error) in failedACL { waiter.onceSent(.failure(error)) }
         for handler in handlers { handler(event) }
         if let unmatched {
             logger.droppedInput(
@@ -324,17 +328,17 @@ public final class HCIController: Sendable {
         let failure = HCIError.transportClosed(error)
         let (commands, aclWaiters, statusStreams) = state.withLock { state in
             guard state.closedError == nil else {
-                return ([Resumption](), [CheckedContinuation<Result<Void, HCIError>, Never>](), [AsyncStream<ControllerStatus>.Continuation]())
+                return ([Resumption](), [ACLWaiter](), [AsyncStream<ControllerStatus>.Continuation]())
             }
             state.closedError = failure
             let commands = failAllCommands(&state, with: failure)
-            let waiters = state.aclWaiters.map(\.continuation)
+            let waiters = state.aclWaiters
             state.aclWaiters = []
             state.status = .closed(error)
             return (commands, waiters, Array(state.statusContinuations.values))
         }
         for command in commands { command.resume() }
-        for waiter in aclWaiters { waiter.resume(returning: .failure(failure)) }
+        for waiter in aclWaiters { waiter.onceSent(.failure(failure)) }
         deliver(.closed(error), to: statusStreams)
         for stream in statusStreams { stream.finish() }
     }
@@ -433,32 +437,34 @@ public final class HCIController: Sendable {
     /// Sends one ACL packet (already fragmented to the controller's buffer length),
     /// waiting for a buffer credit first. Waiters are served in arrival order.
     public func sendACL(_ packet: ACLDataPacket) async throws(HCIError) {
-        let handle = packet.connectionHandle
-        let granted: Result<Void, HCIError> = await withCheckedContinuation { continuation in
-            let immediate: Result<Void, HCIError>? = state.withLock { state in
-                switch takeCredit(handle, &state) {
-                case .failure(let error): return .failure(error)
-                case .success(true): return .success(())
-                case .success(false):
-                    let id = state.nextID
-                    state.nextID += 1
-                    state.aclWaiters.append((id, handle, continuation))
-                    return nil
+        let sent: Result<Void, HCIError> = await withCheckedContinuation { continuation in
+            do throws(HCIError) {
+                if try sendACL(packet, onceSent: { continuation.resume(returning: $0) }) {
+                    continuation.resume(returning: .success(()))
                 }
+            } catch {
+                continuation.resume(returning: .failure(error))
             }
-            if let immediate { continuation.resume(returning: immediate) }
         }
-        try granted.get()
-        try transmit(packet)
+        try sent.get()
     }
 
-    /// Sends one ACL packet when a credit is free now and no one waits for one; false, and
-    /// nothing sent, when it would have to wait (use ``sendACL(_:)`` then). With the credit
-    /// in hand the controller has room for the packet, so the write does not wait for it.
-    public func sendACLWithoutWaiting(_ packet: ACLDataPacket) throws(HCIError) -> Bool {
-        guard try state.withLock({ takeCredit(packet.connectionHandle, &$0) }).get() else { return false }
-        try transmit(packet)
-        return true
+    /// Sends one ACL packet now when a credit is free and no one waits for one (true).
+    /// Otherwise (false) the packet waits in line for a credit, and `onceSent` learns
+    /// whether it was sent: called once, outside the driver's lock, on the thread that
+    /// brought the credit back (the reader, handling Number Of Completed Packets) right
+    /// after the packet went out, or with why it never will (its link or the transport
+    /// ended). A sender that keeps one packet waiting at a time is driven by the credits
+    /// themselves, with no task to wake.
+    public func sendACL(_ packet: ACLDataPacket, onceSent: @escaping ACLSendCompletion) throws(HCIError) -> Bool {
+        let now = try state.withLock { state -> Result<Bool, HCIError> in
+            takeCredit(packet.connectionHandle, &state).map { credit in
+                if !credit { state.aclWaiters.append(ACLWaiter(packet: packet, onceSent: onceSent)) }
+                return credit
+            }
+        }.get()
+        if now { try transmit(packet) }
+        return now
     }
 
     /// A credit for `handle` if one is free and no earlier sender waits (true), none yet
@@ -482,10 +488,10 @@ public final class HCIController: Sendable {
     /// Credits the controller holds free right now (for tests and diagnostics).
     public var availableACLCredits: Int { state.withLock { $0.aclFlow.available } }
 
-    private func grantACLCredits(_ state: inout State) -> [CheckedContinuation<Result<Void, HCIError>, Never>] {
-        var granted: [CheckedContinuation<Result<Void, HCIError>, Never>] = []
-        while let first = state.aclWaiters.first, state.aclFlow.acquire(handle: first.handle) {
-            granted.append(state.aclWaiters.removeFirst().continuation)
+    private func grantACLCredits(_ state: inout State) -> [ACLWaiter] {
+        var granted: [ACLWaiter] = []
+        while let first = state.aclWaiters.first, state.aclFlow.acquire(handle: first.packet.connectionHandle) {
+            granted.append(state.aclWaiters.removeFirst())
         }
         return granted
     }
@@ -500,6 +506,12 @@ public final class HCIController: Sendable {
     func store(info: ControllerInfo) {
         state.withLock { $0.info = info }
     }
+}
+
+/// A packet waiting for an ACL credit, and who learns when it went out.
+struct ACLWaiter: Sendable {
+    let packet: ACLDataPacket
+    let onceSent: HCIController.ACLSendCompletion
 }
 
 /// A registration that ends when cancelled.

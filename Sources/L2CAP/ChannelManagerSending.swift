@@ -4,11 +4,18 @@ import HCI
 //
 // Fairness: one pump serves every connection. It hands the driver one fragment at a time,
 // taking connections round-robin (the connection just served goes to the back of the
-// line once the driver has taken its fragment), and asks for the next fragment only after the driver took the previous one. A long
-// PDU on one link therefore delays another link's PDU by at most one fragment per credit,
-// instead of by its whole length; and because L2CAP never has more than one packet waiting
-// in the driver, the driver's FIFO cannot undo that order. Fragments of one connection stay
-// in PDU order, as the continuation flag requires.
+// line once the driver has taken its fragment), and asks for the next fragment only after
+// the driver took the previous one. A long PDU on one link therefore delays another link's
+// PDU by at most one fragment per credit, instead of by its whole length; and because
+// L2CAP never has more than one packet waiting in the driver, the driver's FIFO cannot
+// undo that order. Fragments of one connection stay in PDU order, as the continuation flag
+// requires.
+//
+// The pump is not a task: it runs on whichever thread holds its place. The thread that
+// queues a PDU sends while the driver has credits; the fragment that finds none waits in
+// the driver, which sends it on the reader thread when Number Of Completed Packets brings
+// a credit back, and the pump goes on there. A stream of notifications therefore costs no
+// task and no thread wake-up beyond the reader's.
 
 extension ChannelManager {
     /// Sends one SDU on `channel` as a B-frame, fragmented to the controller's ACL data
@@ -38,9 +45,9 @@ extension ChannelManager {
     }
 
     /// Queues a frame; one that fits one ACL packet, when no pump is running, is sent on
-    /// this thread if the driver has a credit at once (``sendWithoutWaiting()``). A longer
-    /// one's fragments take turns with other connections' as credits come back, which the
-    /// pump task decides, as before.
+    /// this thread if the driver has a credit at once (``pump(first:)``). A longer one's
+    /// fragments take turns with other connections' as credits come back, from a pump
+    /// started on a task of its own.
     func enqueueAndSend(_ frame: BasicFrame, origin: OutgoingOrigin, handle: UInt16, completion: OutgoingPDU.Completion?) -> EnqueueOutcome {
         let onePacket = BasicFrameHeader.size + frame.payload.count <= controller.info?.aclBuffer.packetLength ?? 0
         let (outcome, claimed) = state.withLock { state in
@@ -49,7 +56,7 @@ extension ChannelManager {
             state.pumpRunning = true
             return (outcome, true)
         }
-        if claimed { sendWithoutWaiting() }
+        if claimed { pump() }
         return outcome
     }
 
@@ -94,47 +101,48 @@ extension ChannelManager {
         if startingPump, !state.pumpRunning {
             state.pumpRunning = true
             // Created under the lock but runs later, on its own: it takes the lock itself.
-            Task { await self.pump() }
+            Task { self.pump() }
         }
         return .queued
     }
 
     typealias Fragment = (handle: UInt16, pduID: UInt64, packet: ACLDataPacket)
 
-    /// The one sender: runs while any connection has fragments, then stops. `first` is a
-    /// fragment already taken from its queue.
-    private func pump(first: Fragment? = nil) async {
+    /// The one sender, on the thread that holds its place: hands the driver fragments while
+    /// it has credits, and stops when no connection has any left. The first fragment that
+    /// must wait for a credit waits in the driver, which sends it when the credit comes
+    /// back and goes on with this from there. `first` is a fragment already taken from its
+    /// queue.
+    private func pump(first: Fragment? = nil) {
         var next = first ?? nextFragment()
         while let fragment = next {
+            let sentNow: Result<Bool, HCIError>
             do {
-                try await controller.sendACL(fragment.packet)
+                sentNow = .success(try controller.sendACL(fragment.packet) { [self] result in
+                    if settle(fragment, result) { pump() }
+                })
             } catch {
-                failAllOutgoing(.controller(error))
-                return
+                sentNow = .failure(error)
             }
-            fragmentSent(fragment)?(.success(()))
+            if case .success(false) = sentNow { return }
+            guard settle(fragment, sentNow.map { _ in }) else { return }
             next = nextFragment()
         }
     }
 
-    /// The pump's work on the caller's thread, which holds the pump's place: each fragment
-    /// goes straight to the driver while it has a credit at once; the first that would have
-    /// to wait for one goes to a pump task, which sends the rest. When the controller keeps
-    /// up, a PDU costs no task and no thread wake-up.
-    private func sendWithoutWaiting() {
-        while let fragment = nextFragment() {
-            let sent: Bool
-            do {
-                sent = try controller.sendACLWithoutWaiting(fragment.packet)
-            } catch {
-                failAllOutgoing(.controller(error))
-                return
-            }
-            guard sent else {
-                Task { await self.pump(first: fragment) }
-                return
-            }
+    /// What became of `fragment`; false when the pump must stop because the transport
+    /// closed (everything queued has failed). A link that ended takes only its own
+    /// fragments with it: L2CAP fails its PDUs when the Disconnection Complete reaches it.
+    private func settle(_ fragment: Fragment, _ result: Result<Void, HCIError>) -> Bool {
+        switch result {
+        case .success:
             fragmentSent(fragment)?(.success(()))
+            return true
+        case .failure(.disconnected):
+            return true
+        case .failure(let error):
+            failAllOutgoing(.controller(error))
+            return false
         }
     }
 
