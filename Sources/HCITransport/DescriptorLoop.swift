@@ -41,8 +41,22 @@ package final class DescriptorLoop: Sendable {
         var cleanup: (@Sendable () -> Void)?
     }
     private let state: Lock<State>
-    /// Held while writing and while closing the descriptor; false once it is closed.
-    private let descriptorOpen = Lock(true)
+    /// The write side, held while writing and while closing the descriptor.
+    private struct Output {
+        /// False once the descriptor is closed.
+        var open = true
+        /// The reader thread, while it handles a chunk of a stream whose writes it
+        /// coalesces: what it writes meanwhile waits in `pending` and goes out in one write
+        /// when the handler returns, so the answers to a burst of events (ACL packets sent
+        /// as Number Of Completed Packets return credits, ATT responses) cost one system
+        /// call, not one each. Another thread's frame is never held back (the reader's
+        /// handler may run long): it goes out at once, after what waits, so order holds.
+        var coalescingThread: pthread_t?
+        var pending: [UInt8] = []
+    }
+    private let output = Lock(Output())
+    /// Past this many bytes waiting, coalesced frames are written at once.
+    static let coalescingLimit = 16 * 1024
     private let closing = Atomic(false)
     /// With `kernelTimestamps`: the kernel's time of the datagram being handed to the
     /// chunk handler, nanoseconds since the Unix epoch (-1 for none). Written and read on
@@ -92,11 +106,17 @@ package final class DescriptorLoop: Sendable {
         Glibc.close(wakeWrite)
     }
 
-    package func start(chunk: @escaping ChunkHandler, closed: @escaping @Sendable (TransportError?) -> Void) throws(TransportError) {
+    /// Starts the reader. `coalescingWrites` (a byte stream, whose frames need not go one
+    /// per write) holds what is written while a chunk is handled until the handler
+    /// returns, then writes it at once within that timeout; a failure of that write ends
+    /// the loop with it.
+    package func start(
+        chunk: @escaping ChunkHandler, closed: @escaping @Sendable (TransportError?) -> Void, coalescingWrites: Duration? = nil
+    ) throws(TransportError) {
         let failure: TransportError? = state.withLock { state in
             if state.closeRequested { return .notOpen(spec: name) }
             if state.started { return .alreadyStarted(spec: name) }
-            switch PosixThread.start({ self.run(chunk: chunk, closed: closed) }) {
+            switch PosixThread.start({ self.run(chunk: chunk, closed: closed, coalescingWrites: coalescingWrites) }) {
             case let .success(thread):
                 state.thread = thread
             case let .failure(error):
@@ -108,24 +128,57 @@ package final class DescriptorLoop: Sendable {
         if let failure { throw failure }
     }
 
-    /// Writes `bytes` whole, as one frame, within `timeout`.
+    /// Writes `bytes` whole, as one frame, within `timeout` (from the reader thread while
+    /// it coalesces: queues it, see `Output`).
     package func write(_ bytes: UnsafeRawBufferPointer, timeout: Duration) throws(TransportError) {
-        let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)
-        let failure: TransportError? = descriptorOpen.withLock { open in
-            guard open, !closing.load(ordering: .relaxed) else { return .notOpen(spec: name) }
-            do throws(Posix.WriteFailure) {
-                try Posix.writeAll(fd, bytes, until: deadline, isSocket: isSocket)
-                return nil
-            } catch {
-                switch error {
-                case .timedOut:
-                    return .timedOut(spec: name, waitingFor: "the controller to accept a packet", after: timeout)
-                case let .errno(code):
-                    return TransportError.from(errno: code, operation: .write, spec: spec)
-                }
+        let failure: TransportError? = output.withLock { output in
+            guard output.open, !closing.load(ordering: .relaxed) else { return .notOpen(spec: name) }
+            guard let reader = output.coalescingThread, pthread_equal(reader, pthread_self()) != 0 else {
+                return writePending(&output, timeout: timeout) ?? writeLocked(bytes, timeout: timeout)
             }
+            output.pending.append(contentsOf: bytes)
+            return output.pending.count >= Self.coalescingLimit ? writePending(&output, timeout: timeout) : nil
         }
         if let failure { throw failure }
+    }
+
+    /// The reader starts coalescing (before handing a chunk to the handler).
+    private func beginCoalescing() {
+        output.withLock { $0.coalescingThread = pthread_self() }
+    }
+
+    /// The reader stops coalescing and writes what waits.
+    private func endCoalescing(timeout: Duration) -> TransportError? {
+        output.withLock { output in
+            output.coalescingThread = nil
+            guard output.open else {
+                output.pending.removeAll()
+                return nil
+            }
+            return writePending(&output, timeout: timeout)
+        }
+    }
+
+    private func writePending(_ output: inout Output, timeout: Duration) -> TransportError? {
+        guard !output.pending.isEmpty else { return nil }
+        defer { output.pending.removeAll(keepingCapacity: output.pending.capacity <= Self.coalescingLimit * 2) }
+        return output.pending.withUnsafeBytes { writeLocked($0, timeout: timeout) }
+    }
+
+    /// Writes `bytes` whole; the output lock is held.
+    private func writeLocked(_ bytes: UnsafeRawBufferPointer, timeout: Duration) -> TransportError? {
+        let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)
+        do throws(Posix.WriteFailure) {
+            try Posix.writeAll(fd, bytes, until: deadline, isSocket: isSocket)
+            return nil
+        } catch {
+            switch error {
+            case .timedOut:
+                return .timedOut(spec: name, waitingFor: "the controller to accept a packet", after: timeout)
+            case let .errno(code):
+                return TransportError.from(errno: code, operation: .write, spec: spec)
+            }
+        }
     }
 
     /// Stops the reader (waiting for it unless called from it) and closes the descriptor.
@@ -161,9 +214,10 @@ package final class DescriptorLoop: Sendable {
     }
 
     private func releaseDescriptor() {
-        descriptorOpen.withLock { open in
-            if open { Glibc.close(fd) }
-            open = false
+        output.withLock { output in
+            if output.open { Glibc.close(fd) }
+            output.open = false
+            output.pending = []
         }
         let cleanup = state.withLock { state in
             defer { state.cleanup = nil }
@@ -197,7 +251,7 @@ package final class DescriptorLoop: Sendable {
         }
     }
 
-    private func run(chunk: ChunkHandler, closed: @Sendable (TransportError?) -> Void) {
+    private func run(chunk: ChunkHandler, closed: @Sendable (TransportError?) -> Void, coalescingWrites: Duration?) {
         let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: readSize)
         defer { buffer.deallocate() }
         var deadline: UInt64?
@@ -240,7 +294,12 @@ package final class DescriptorLoop: Sendable {
                 // poll() timing out with nothing to read proves a silent controller; the
                 // next deadline then counts from this read, not from the stamp.
                 let stamp = deadline.map { min(now, $0 &- 1) } ?? now
+                if coalescingWrites != nil { beginCoalescing() }
                 deadline = chunk(UnsafeBufferPointer(rebasing: buffer[0..<count]), stamp).map { $0 &+ (now &- stamp) }
+                if let timeout = coalescingWrites, let error = endCoalescing(timeout: timeout) {
+                    failure = error
+                    break loop
+                }
                 if spinNanoseconds > 0 { spinUntil = now &+ spinNanoseconds }
             case .wouldBlock:
                 continue

@@ -1,0 +1,64 @@
+import BluetoothCore
+import Dispatch
+import Glibc
+@testable import HCITransport
+import Testing
+import TestSupport
+
+/// On a byte stream, what the reader thread writes while it handles a chunk goes out in
+/// one write when the handler returns; another thread's frame is never held back by it and
+/// still comes after what the reader wrote first.
+@Suite struct CoalescedWriteTests {
+    let acl: [HCIPacket] = (1...3).map { HCIPacket(.acl, [0x40, 0x00, 0x01, 0x00, UInt8($0)]) }
+
+    @Test func whatTheReaderWritesWhileHandlingAChunkGoesOutWhenTheHandlerReturns() throws {
+        var pair: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        let controller = pair[0]
+        defer { close(controller) }
+        let transport = try DescriptorTransport.stream(fd: pair[1], name: "socketpair")
+        let sent = DispatchSemaphore(value: 0)
+        let acl = self.acl
+        try transport.start(receive: { _ in
+            for packet in acl { try? transport.send(packet) }
+            sent.signal()
+            var pause = timespec(tv_sec: 0, tv_nsec: 300_000_000)
+            nanosleep(&pause, nil)
+        }, closed: { _ in })
+        defer { transport.close() }
+        writeAll(controller, Samples.resetComplete.h4Bytes)
+        #expect(sent.wait(timeout: .now() + 5) == .success)
+        // The handler still runs: nothing has been written yet.
+        #expect(Posix.wait(controller, for: Int16(POLLIN), until: MonotonicClock.nanoseconds() + 100_000_000) == 0)
+        // Then all three, in order.
+        let expected = acl.flatMap(\.h4Bytes)
+        #expect(readExactly(controller, expected.count) == expected)
+    }
+
+    @Test func anotherThreadsFrameIsNotHeldBackAndComesAfterTheReadersEarlierOnes() throws {
+        var pair: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        let controller = pair[0]
+        defer { close(controller) }
+        let transport = try DescriptorTransport.stream(fd: pair[1], name: "socketpair")
+        let first = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let acl = self.acl
+        try transport.start(receive: { _ in
+            try? transport.send(acl[0])
+            first.signal()
+            _ = release.wait(timeout: .now() + 5)
+            try? transport.send(acl[2])
+        }, closed: { _ in })
+        defer { transport.close() }
+        writeAll(controller, Samples.resetComplete.h4Bytes)
+        #expect(first.wait(timeout: .now() + 5) == .success)
+        // Sent from this thread while the reader's handler waits: out now, after the
+        // reader's first frame.
+        try transport.send(acl[1])
+        let early = acl[0].h4Bytes + acl[1].h4Bytes
+        #expect(readExactly(controller, early.count) == early)
+        release.signal()
+        #expect(readExactly(controller, acl[2].h4Bytes.count) == acl[2].h4Bytes)
+    }
+}
