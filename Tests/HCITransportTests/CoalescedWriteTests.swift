@@ -11,12 +11,16 @@ import TestSupport
 @Suite struct CoalescedWriteTests {
     let acl: [HCIPacket] = (1...3).map { HCIPacket(.acl, [0x40, 0x00, 0x01, 0x00, UInt8($0)]) }
 
-    @Test func whatTheReaderWritesWhileHandlingAChunkGoesOutWhenTheHandlerReturns() throws {
+    /// The controller's end of a socketpair, and a stream transport on the other.
+    func streamPair() throws -> (Int32, DescriptorTransport) {
         var pair: [Int32] = [-1, -1]
         #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
-        let controller = pair[0]
+        return (pair[0], try DescriptorTransport.stream(fd: pair[1], name: "socketpair"))
+    }
+
+    @Test func whatTheReaderWritesWhileHandlingAChunkGoesOutWhenTheHandlerReturns() throws {
+        let (controller, transport) = try streamPair()
         defer { close(controller) }
-        let transport = try DescriptorTransport.stream(fd: pair[1], name: "socketpair")
         let sent = DispatchSemaphore(value: 0)
         let acl = self.acl
         try transport.start(receive: { _ in
@@ -36,11 +40,8 @@ import TestSupport
     }
 
     @Test func anotherThreadsFrameIsNotHeldBackAndComesAfterTheReadersEarlierOnes() throws {
-        var pair: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
-        let controller = pair[0]
+        let (controller, transport) = try streamPair()
         defer { close(controller) }
-        let transport = try DescriptorTransport.stream(fd: pair[1], name: "socketpair")
         let first = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let acl = self.acl
