@@ -467,6 +467,16 @@ public final class HCIController: Sendable {
         return now
     }
 
+    /// Sends one ACL packet when a credit is free now and no one waits for one (true);
+    /// false, and nothing sent, otherwise. ``sendACL(_:onceSent:)`` without a completion to
+    /// build: a sender that tries this first allocates nothing for a packet that finds its
+    /// credit.
+    public func sendACLIfCreditFree(_ packet: ACLDataPacket) throws(HCIError) -> Bool {
+        guard try state.withLock({ takeCredit(packet.connectionHandle, &$0) }).get() else { return false }
+        try transmit(packet)
+        return true
+    }
+
     /// A credit for `handle` if one is free and no earlier sender waits (true), none yet
     /// (false), or why there never will be.
     private func takeCredit(_ handle: UInt16, _ state: inout State) -> Result<Bool, HCIError> {

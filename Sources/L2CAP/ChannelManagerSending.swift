@@ -117,10 +117,15 @@ extension ChannelManager {
         var next = first ?? nextFragment()
         while let fragment = next {
             let sentNow: Result<Bool, HCIError>
-            do {
-                sentNow = .success(try controller.sendACL(fragment.packet) { [self] result in
-                    if settle(fragment, result) { pump() }
-                })
+            do throws(HCIError) {
+                // Without a completion first: a fragment that finds its credit allocates none.
+                if try controller.sendACLIfCreditFree(fragment.packet) {
+                    sentNow = .success(true)
+                } else {
+                    sentNow = .success(try controller.sendACL(fragment.packet) { [self] result in
+                        if settle(fragment, result) { pump() }
+                    })
+                }
             } catch {
                 sentNow = .failure(error)
             }
