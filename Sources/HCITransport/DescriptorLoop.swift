@@ -295,7 +295,11 @@ package final class DescriptorLoop: Sendable {
                 // next deadline then counts from this read, not from the stamp.
                 let stamp = deadline.map { min(now, $0 &- 1) } ?? now
                 if coalescingWrites != nil { beginCoalescing() }
+                ReaderChunk.begin()
                 deadline = chunk(UnsafeBufferPointer(rebasing: buffer[0..<count]), stamp).map { $0 &+ (now &- stamp) }
+                // What the handler put off (waking consumers) runs before the coalesced
+                // write, so anything it sends joins that write.
+                ReaderChunk.end()
                 if let timeout = coalescingWrites, let error = endCoalescing(timeout: timeout) {
                     failure = error
                     break loop

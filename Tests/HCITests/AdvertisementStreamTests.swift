@@ -1,6 +1,9 @@
 import BluetoothCore
 @testable import HCI
 import HCITransport
+import Glibc
+import Logging
+import Synchronization
 import Testing
 import TestSupport
 
@@ -69,6 +72,33 @@ import TestSupport
         #expect(iterator.droppedCount == 30)
         await stream.stop()
         #expect(try await iterator.nextBatch() == nil)
+    }
+
+    /// A consumer that keeps up is woken once for the reader's whole chunk, not for each
+    /// advertisement in it.
+    @Test func aWaitingConsumerIsWokenOnceTheReaderHasHandledItsChunk() async throws {
+        let buffer = AdvertisementBuffer(limit: 100, totalDrops: DropCounter(), logger: Logger(label: "test"))
+        let taken = Mutex<Int?>(nil)
+        let consumer = Task {
+            let batch = try await buffer.take(returning: [])
+            taken.withLock { $0 = batch?.batch.count }
+        }
+        // Long enough for the consumer to be waiting, even on a loaded machine.
+        try await Task.sleep(for: .seconds(1))
+        let duringChunk = Mutex<Int?>(nil)
+        let advertisements = (1...3).map { Advertisement(address: DeviceAddress(BluetoothAddress(UInt64($0)), type: .public), eventType: [.legacy]) }
+        let reader = try PosixThread.start {
+            ReaderChunk.begin()
+            for advertisement in advertisements { buffer.append(advertisement) }
+            var pause = timespec(tv_sec: 0, tv_nsec: 200_000_000)
+            nanosleep(&pause, nil)
+            duringChunk.withLock { $0 = taken.withLock { $0 } }
+            ReaderChunk.end()
+        }.get()
+        pthread_join(reader, nil)
+        try await consumer.value
+        #expect(duringChunk.withLock { $0 } == nil)
+        #expect(taken.withLock { $0 } == 3)
     }
 
     @Test func wakeGivesControlBackInAQuietScan() async throws {

@@ -5,8 +5,10 @@ import Logging
 ///
 /// The reader appends one advertisement at a time; the consumer takes everything waiting
 /// in one go, so a consumer that is behind pays one lock and at most one task wake-up per
-/// batch, not per advertisement. A waiting consumer is only told that something came; it
-/// takes what waits when it runs, so whatever arrived during its wake-up joins the batch.
+/// batch, not per advertisement. A consumer that keeps up is woken once per chunk the
+/// reader read (``ReaderChunk``), not once per advertisement. A waiting consumer is only
+/// told that something came; it takes what waits when it runs, so whatever arrived during
+/// its wake-up joins the batch.
 /// Storage is swapped, never copied: the consumer hands its emptied array back with each
 /// take.
 ///
@@ -61,7 +63,9 @@ final class AdvertisementBuffer: Sendable {
         if dropped > 0 {
             logger.droppedForOverflow("advertisement dropped: a scan stream's reader fell behind", counter: "streamBufferDrops", count: dropped)
         }
-        waiter?.resume()
+        // Told once the reader has handled its whole chunk: a consumer that keeps up would
+        // otherwise be woken for every advertisement, not for every batch.
+        if let waiter { ReaderChunk.atEnd { waiter.resume() } }
     }
 
     /// No more advertisements: the consumer gets what waits, then the end, or `failure`.
