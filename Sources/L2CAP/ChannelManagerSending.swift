@@ -45,7 +45,7 @@ extension ChannelManager {
     }
 
     /// Queues a frame; one that fits one ACL packet, when no pump is running, is sent on
-    /// this thread if the driver has a credit at once (``pump(first:)``). A longer one's
+    /// this thread if the driver has a credit at once (``pump()``). A longer one's
     /// fragments take turns with other connections' as credits come back, from a pump
     /// started on a task of its own.
     func enqueueAndSend(_ frame: BasicFrame, origin: OutgoingOrigin, handle: UInt16, completion: OutgoingPDU.Completion?) -> EnqueueOutcome {
@@ -111,10 +111,9 @@ extension ChannelManager {
     /// The one sender, on the thread that holds its place: hands the driver fragments while
     /// it has credits, and stops when no connection has any left. The first fragment that
     /// must wait for a credit waits in the driver, which sends it when the credit comes
-    /// back and goes on with this from there. `first` is a fragment already taken from its
-    /// queue.
-    private func pump(first: Fragment? = nil) {
-        var next = first ?? nextFragment()
+    /// back and goes on with this from there.
+    private func pump() {
+        var next = nextFragment()
         while let fragment = next {
             let sentNow: Result<Bool, HCIError>
             do throws(HCIError) {
