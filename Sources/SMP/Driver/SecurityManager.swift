@@ -130,13 +130,20 @@ public final class SecurityManager: Sendable {
                 self.state.withLock { $0.queuedWork -= 1 }
             }
         } }
+        // The link's handlers first: taking the SMP channel hands this manager the PDUs that
+        // came before it, on this thread, and the pairing they start can reach the central's
+        // LTK request (answered on the reader thread) before this initialiser goes on.
+        // Without the provider then, the request was refused and the pairing hung until
+        // the SMP timer.
+        connection.setEncryptionHandler { [weak self] event in self?.encryptionEvent(event) }
+        connection.setLongTermKeyProvider { [weak self] ediv, rand in self?.longTermKey(ediv: ediv, rand: rand) }
         do {
             try channels.setHandler({ [weak self] event in self?.channelEvent(event) }, channel: .securityManagerProtocol, connection: connection.handle)
         } catch {
+            connection.setEncryptionHandler(nil)
+            connection.setLongTermKeyProvider(nil)
             throw .transport("the SMP channel is not available on \(connection): \(error)")
         }
-        connection.setEncryptionHandler { [weak self] event in self?.encryptionEvent(event) }
-        connection.setLongTermKeyProvider { [weak self] ediv, rand in self?.longTermKey(ediv: ediv, rand: rand) }
     }
 
     deinit {
