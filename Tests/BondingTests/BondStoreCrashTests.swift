@@ -30,9 +30,9 @@ import TestSupport
         var leftoverTemporaryFiles = 0
     }
 
-    /// `times` kills, then (while no kill has landed inside a write, as on a machine so
-    /// loaded that the writer rarely starts within 40 ms) up to `extra` more with longer
-    /// delays.
+    /// `times` kills, then (while no write has completed or no kill has landed inside one,
+    /// as on a machine so loaded, or a build so slow to start, that the writer rarely gets
+    /// going within 40 ms) up to `extra` more with longer delays.
     static func killRepeatedly(times: Int, extra: Int = 300, seed: UInt64) throws -> Outcome {
         let directory = F.directory()
         let store = try BondStore(directory: directory, identity: .public(F.localPublic))
@@ -47,7 +47,7 @@ import TestSupport
         var random = SeededRandom(seed: seed)
         var outcome = Outcome()
         for round in 0..<(times + extra) {
-            if round >= times, outcome.leftoverTemporaryFiles > 0 { break }
+            if round >= times, outcome.leftoverTemporaryFiles > 0, outcome.setB > 0 { break }
             outcome.rounds += 1
             let pid = try spawn(writer, [writer, directory, fileA, fileB])
             // 2 ... 40 ms: process start-up takes a few, each write well under one; the
