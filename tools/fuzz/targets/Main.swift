@@ -33,10 +33,7 @@ import Glibc
         var argc = CInt(argv.count - 1)
         let status = argv.withUnsafeMutableBufferPointer { buffer in
             var base = buffer.baseAddress
-            return LLVMFuzzerRunDriver(&argc, &base) { data, size in
-                FuzzTarget.selected?.run(Array(UnsafeBufferPointer(start: data, count: size)))
-                return 0
-            }
+            return LLVMFuzzerRunDriver(&argc, &base, fuzzOneInput)
         }
         exit(status)
         #else
@@ -66,3 +63,14 @@ import Glibc
         return ferror(file) == 0 ? bytes : nil
     }
 }
+
+#if FUZZING
+/// One input through the selected target: the callback handed to `LLVMFuzzerRunDriver`,
+/// and under the name libFuzzer's runtime itself refers to, which an unoptimised build
+/// (the CI smoke's) links in and a release build strips.
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    FuzzTarget.selected?.run(Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}
+#endif
