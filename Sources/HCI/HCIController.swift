@@ -251,8 +251,10 @@ public final class HCIController: Sendable {
     }
 
     private func handle(_ event: HCIEvent) {
-        var completed: Resumption?
-        var failedSends: [Resumption] = []
+        // The answered command first, then sends that failed. An array, never a
+        // `Resumption?`: a continuation's layout is only known at run time, and an optional
+        // of it cost a generic metadata lookup on every event, advertising reports included.
+        var resumptions: [Resumption] = []
         var releasedACL: [ACLWaiter] = []
         var failedACL: [(ACLWaiter, HCIError)] = []
         var hardwareCode: UInt8?
@@ -265,23 +267,27 @@ public final class HCIController: Sendable {
                 if complete.opcode.rawValue != 0 {
                     if let index = state.inFlight.firstIndex(where: { $0.opcode == complete.opcode }) {
                         let command = state.inFlight.remove(at: index)
-                        completed = state.answers.fulfill(id: command.id, with: .value(complete.returnParameters))
+                        if let completed = state.answers.fulfill(id: command.id, with: .value(complete.returnParameters)) {
+                            resumptions.append(completed)
+                        }
                     } else {
                         state.statistics.unmatchedCommandCompletes += 1
                         unmatched = (complete.opcode, state.statistics.unmatchedCommandCompletes)
                     }
                 }
-                failedSends = pumpCommands(&state)
+                resumptions += pumpCommands(&state)
             case let .commandStatus(status):
                 state.commandCredits = Int(status.numHCICommandPackets)
                 if status.opcode.rawValue != 0,
                    let index = state.inFlight.firstIndex(where: { $0.opcode == status.opcode }) {
                     if status.status != .success || state.inFlight[index].completesWithStatus {
                         let command = state.inFlight.remove(at: index)
-                        completed = state.answers.fulfill(id: command.id, with: .value([status.status.rawValue]))
+                        if let completed = state.answers.fulfill(id: command.id, with: .value([status.status.rawValue])) {
+                            resumptions.append(completed)
+                        }
                     }
                 }
-                failedSends = pumpCommands(&state)
+                resumptions += pumpCommands(&state)
             case let .numberOfCompletedPackets(counts):
                 for completion in counts.completions {
                     state.aclFlow.complete(handle: completion.connectionHandle, count: Int(completion.completedPackets))
@@ -310,8 +316,7 @@ public final class HCIController: Sendable {
             }
             return state.eventHandlerList
         }
-        completed?.resume()
-        for resumption in failedSends { resumption.resume() }
+        for resumption in resumptions { resumption.resume() }
         // Sent here, on the thread that brought the credits, in the order they waited.
         for waiter in releasedACL { waiter.onceSent(Result { () throws(HCIError) in try transmit(waiter.packet) }) }
         for (waiter, error) in failedACL { waiter.onceSent(.failure(error)) }
