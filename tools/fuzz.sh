@@ -3,6 +3,7 @@
 # AddressSanitizer, runs each target for SECONDS (default 60) on its corpus, one process at
 # a time at nice 19, prints a table and exits non-zero on any finding.
 #   tools/fuzz.sh [SECONDS] [TARGET...]
+#   tools/fuzz.sh --build-only       builds and stops (CI builds while other steps run)
 #   FUZZ_MERGE=1 tools/fuzz.sh ...   also minimises what the runs found into the committed
 #                                    corpus (tools/fuzz/corpus/TARGET/)
 #   FUZZ_CONFIG=debug tools/fuzz.sh  an unoptimised build: it compiles in about half the
@@ -12,19 +13,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+build_only=0
+if [ "${1:-}" = --build-only ]; then build_only=1; shift; fi
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
 scratch=.build/fuzz
 findings=.build/fuzz-findings
 # gold fails on the sanitizer runtime's symbols (an internal error); lld links it.
 config=${FUZZ_CONFIG:-release}
+mkdir -p "$findings"
+built=0
 swift build -c "$config" --product bareble-fuzz --scratch-path "$scratch" \
-    -Xswiftc -DFUZZING -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld 2>&1 | grep -v '^\[' || true
+    -Xswiftc -DFUZZING -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld > "$findings/build.log" 2>&1 || built=$?
+grep -v '^\[' "$findings/build.log" || true
 binary=$scratch/$config/bareble-fuzz
-[ -x "$binary" ] || { echo "fuzz: build failed"; exit 1; }
+[ "$built" = 0 ] && [ -x "$binary" ] || { echo "fuzz: build failed (exit $built)"; exit 1; }
+[ "$build_only" = 1 ] && exit 0
 if [ $# -gt 0 ]; then targets=("$@"); else mapfile -t targets < <("$binary" --list); fi
 
-mkdir -p "$findings"
 # Leak checking is off: the Swift runtime allocates its caches once, on first use, which
 # LeakSanitizer reports as leaks of the input that triggered them (and a merge child that
 # "leaks" at exit is restarted by libFuzzer over and over).
