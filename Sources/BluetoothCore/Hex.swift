@@ -27,16 +27,27 @@ public enum Hex {
         }
     }
 
-    /// "0A1B2C" (or "0A 1B 2C" with a separator).
+    /// "0A1B2C" (or "0A 1B 2C" with a separator). Written straight into the string's
+    /// storage: the trace names a handle or an address this way on every packet.
     public static func string<C: Collection>(_ bytes: C, separator: String = "") -> String where C.Element == UInt8 {
-        var out = ""
-        out.reserveCapacity(bytes.count * (2 + separator.utf8.count))
-        for (index, byte) in bytes.enumerated() {
-            if index > 0 { out += separator }
-            out.unicodeScalars.append(Unicode.Scalar(digits[Int(byte >> 4)]))
-            out.unicodeScalars.append(Unicode.Scalar(digits[Int(byte & 0x0F)]))
+        let count = bytes.count
+        guard count > 0 else { return "" }
+        let length = 2 * count + (count - 1) * separator.utf8.count
+        return String(unsafeUninitializedCapacity: length) { out in
+            var index = 0
+            for (position, byte) in bytes.enumerated() {
+                if position > 0 {
+                    for unit in separator.utf8 {
+                        out[index] = unit
+                        index += 1
+                    }
+                }
+                out[index] = digits[Int(byte >> 4)]
+                out[index + 1] = digits[Int(byte & 0x0F)]
+                index += 2
+            }
+            return index
         }
-        return out
     }
 
     /// Parses hex digits, ignoring spaces, colons, dashes and an optional "0x" prefix.

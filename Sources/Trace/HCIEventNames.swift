@@ -1,3 +1,5 @@
+import BluetoothCore
+
 /// Event and LE subevent names (Core 5.4 Vol 4 Part E 7.7, 7.7.65), for every code a
 /// trace may meet, including those the stack does not model.
 enum HCIEventNames {
@@ -49,9 +51,12 @@ enum HCIEventNames {
         }
     }
 
-    private static let digits = Array("0123456789ABCDEF")
-
     static func hex(_ byte: UInt8) -> String {
-        String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+        Hex.string(CollectionOfOne(byte))
+    }
+
+    /// Four digits, most significant first: a handle or a channel.
+    static func hex(_ value: UInt16) -> String {
+        Hex.string([UInt8(value >> 8), UInt8(value & 0xFF)])
     }
 }

@@ -21,6 +21,29 @@ public struct TracePacket: Sendable {
         case hci, l2cap, att, smp, adv
     }
 
+    /// The layers a packet reached: a bit each, as every packet carries one (a `Set` cost a
+    /// hash table per packet).
+    public struct Layers: OptionSet, Sendable, Hashable {
+        public let rawValue: UInt8
+        public init(rawValue: UInt8) { self.rawValue = rawValue }
+        public init(_ layer: Layer) {
+            let bit: UInt8 = switch layer {
+            case .hci: 1
+            case .l2cap: 2
+            case .att: 4
+            case .smp: 8
+            case .adv: 16
+            }
+            self.init(rawValue: bit)
+        }
+
+        public static let hci = Layers(.hci)
+        public static let l2cap = Layers(.l2cap)
+        public static let att = Layers(.att)
+        public static let smp = Layers(.smp)
+        public static let adv = Layers(.adv)
+    }
+
     /// The decoded value behind a packet, for what sums packets up (``TraceStatistics``,
     /// ``TraceGATTDatabase``) without reading text back. The decoder made it anyway; the
     /// packet holds it at the cost of a reference (its arrays are not copied).
@@ -52,7 +75,7 @@ public struct TracePacket: Sendable {
     public var attOpcode: UInt8?
     public var attHandle: UInt16?
     public var smpCode: UInt8?
-    public var layers: Set<Layer> = [.hci]
+    public var layers: Layers = .hci
     /// The record's bytes (the HCI packet without its H4 indicator).
     public var length = 0
     public var decoded: Decoded?

@@ -69,9 +69,10 @@ final class ProvokedTrace: Sendable {
     static func print(_ packets: [TracePacket], json: Bool) {
         let color = !json && isatty(1) == 1 && getenv("NO_COLOR") == nil
         var writer = JSONWriter()
+        var clock = WallClock.ISO8601Formatter()
         for packet in packets {
             if json {
-                TraceOutput.json(packet, into: &writer)
+                TraceOutput.json(packet, into: &writer, clock: &clock)
                 writer.newline()
             } else {
                 writer.bytes += Array(TraceOutput.text(packet, verbose: true, color: color).utf8)

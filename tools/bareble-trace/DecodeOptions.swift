@@ -52,10 +52,14 @@ final class TracePrinter {
     private let options: DecodeOptions
     private let asJSON: Bool
     private let color: Bool
-    private let layers: Set<TracePacket.Layer>
+    private let layers: TracePacket.Layers
+    /// The filters, read once: a property wrapper's getter per packet showed in profiles.
+    private let index: UInt16?
+    private let connection: UInt16?
     private var address: AddressFilter?
     private let capture: BTSnoopWriter?
     private var buffer = JSONWriter()
+    private var clock = WallClock.ISO8601Formatter()
     private(set) var printed = 0
     private(set) var decoded = 0
 
@@ -65,7 +69,9 @@ final class TracePrinter {
         let terminal = isatty(1) == 1
         asJSON = options.json || (!options.text && !terminal)
         color = terminal && !asJSON && getenv("NO_COLOR") == nil
-        layers = Set(options.protocol.compactMap(TracePacket.Layer.init(rawValue:)))
+        layers = options.protocol.compactMap(TracePacket.Layer.init(rawValue:)).reduce(into: []) { $0.insert(TracePacket.Layers($1)) }
+        index = options.index
+        connection = options.connection
         address = try options.address.flatMap(BluetoothAddress.init).map(options.keys.filter(for:))
         capture = try options.write.map { path throws(BTSnoopError) in try BTSnoopWriter(path: path, datalink: .linuxMonitor) }
     }
@@ -79,7 +85,7 @@ final class TracePrinter {
         guard selected(packet) else { return }
         printed += 1
         if asJSON {
-            TraceOutput.json(packet, into: &buffer)
+            TraceOutput.json(packet, into: &buffer, clock: &clock)
             buffer.newline()
         } else {
             buffer.bytes += Array(TraceOutput.text(packet, verbose: options.verbose, color: color).utf8)
@@ -91,8 +97,8 @@ final class TracePrinter {
     private func selected(_ packet: TracePacket) -> Bool {
         // First, so it learns from every packet (a key exchange filtered out by --protocol).
         if address?.matches(packet) == false { return false }
-        if let index = options.index, packet.index != index { return false }
-        if let connection = options.connection, packet.connection != connection { return false }
+        if let index, packet.index != index { return false }
+        if let connection, packet.connection != connection { return false }
         if !layers.isEmpty, layers.isDisjoint(with: packet.layers) || (layers == [.hci] && packet.layers != [.hci]) { return false }
         return true
     }

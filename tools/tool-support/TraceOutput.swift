@@ -5,13 +5,14 @@ import Trace
 /// text (one line, and the fields indented below it with `verbose`), coloured on a
 /// terminal. Shared by `bareble-trace` and the other tools' `--trace`.
 public enum TraceOutput {
-    /// One JSON object, no newline.
-    public static func json(_ packet: TracePacket, into writer: inout JSONWriter) {
+    /// One JSON object, no newline. `clock` formats the time (a stream keeps one: it writes
+    /// the date once per second).
+    public static func json(_ packet: TracePacket, into writer: inout JSONWriter, clock: inout WallClock.ISO8601Formatter) {
         writer.beginObject()
         writer.member("n")
         writer.int(packet.number)
         writer.member("time")
-        writer.asciiString { WallClock.appendISO8601(packet.timestamp &* 1000, to: &$0) }
+        writer.asciiString { clock.append(packet.timestamp &* 1000, to: &$0) }
         writer.member("index")
         writer.int(Int(packet.index))
         writer.member("record")
