@@ -29,6 +29,8 @@ public enum Hex {
 
     /// "0A1B2C" (or "0A 1B 2C" with a separator). Written straight into the string's
     /// storage: the trace names a handle or an address this way on every packet.
+    /// Inlinable, so each caller gets it specialised (generic, it looked types up per call).
+    @inlinable
     public static func string<C: Collection>(_ bytes: C, separator: String = "") -> String where C.Element == UInt8 {
         let count = bytes.count
         guard count > 0 else { return "" }
