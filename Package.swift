@@ -176,7 +176,8 @@ let package = Package(
         .systemLibrary(name: "CLibFuzzer", path: "tools/fuzz/libfuzzer"),
         .executableTarget(
             name: "bareble-fuzz",
-            dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding", "Beacon", "ANCS", "Trace", "TestSupport", "CLibFuzzer"],
+            dependencies: ["BluetoothCore", "HCITransport", "HCI", "L2CAP", "ATT", "GATT", "SMP", "Bonding", "Beacon", "ANCS", "Trace", "TestSupport", "CLibFuzzer",
+                           .product(name: "Logging", package: "swift-log")],
             path: "tools/fuzz/targets",
             swiftSettings: strict
         ),

@@ -75,14 +75,15 @@ enum ATTServerTarget {
             // The first PDU sent after delivery: an indication's confirmation goes out inside
             // `deliver`, so nothing but the answer can come now.
             let answer = bearer.waitForSent(before + 1, after: pdu)
-            let trace = "\(Hex.string(pdu, separator: " ")) → \(Hex.string(answer, separator: " "))"
+            // Only formatted for a finding's message (expect's is an autoclosure).
+            func trace() -> String { "\(Hex.string(pdu, separator: " ")) → \(Hex.string(answer, separator: " "))" }
             if invalid {
-                expect(answer == [0x01, first, 0x00, 0x00, 0x04], "not Invalid PDU: \(trace)")
+                expect(answer == [0x01, first, 0x00, 0x00, 0x04], "not Invalid PDU: \(trace())")
             } else if opcode.kind == nil {
-                expect(answer == [0x01, first, 0x00, 0x00, 0x06], "not Request Not Supported: \(trace)")
+                expect(answer == [0x01, first, 0x00, 0x00, 0x06], "not Request Not Supported: \(trace())")
             } else {
                 expect(answer.first == opcode.responseOpcode?.rawValue || (answer.count == 5 && answer[0] == 0x01 && answer[1] == first),
-                       "not its answer: \(trace)")
+                       "not its answer: \(trace())")
             }
         }
         // The final Read was answered after every command before it was handled.

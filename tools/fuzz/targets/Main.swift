@@ -2,6 +2,7 @@
 import CLibFuzzer
 #endif
 import Glibc
+import Logging
 
 /// `bareble-fuzz TARGET [ARGS...]`. Built by tools/fuzz.sh with `-sanitize=fuzzer` and
 /// FUZZING, ARGS are libFuzzer's (corpus directories, -max_total_time=...). In a normal
@@ -24,6 +25,7 @@ import Glibc
             exit(2)
         }
         let firstArgument = named == nil ? 1 : 2
+        LoggingSystem.bootstrap { _ in DiscardingLogHandler() }
         setenv(targetVariable, target.name, 1)
         FuzzTarget.selected = target
         #if FUZZING
