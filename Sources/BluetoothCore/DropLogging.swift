@@ -40,7 +40,7 @@ extension Logger.MetadataValue {
     /// A connection handle, an attribute handle or a code as the specification prints it:
     /// "0x0040".
     public static func hex(_ value: UInt16) -> Logger.MetadataValue {
-        .string("0x" + Hex.string([UInt8(value >> 8), UInt8(value & 0xFF)]))
+        .string("0x" + Hex.string(value))
     }
 
     public static func hex(_ value: UInt8) -> Logger.MetadataValue {

@@ -52,6 +52,11 @@ public enum Hex {
         }
     }
 
+    /// Four digits, most significant first ("0040"): a handle, a channel or a 16-bit code.
+    public static func string(_ value: UInt16) -> String {
+        string([UInt8(value >> 8), UInt8(value & 0xFF)])
+    }
+
     /// Parses hex digits, ignoring spaces, colons, dashes and an optional "0x" prefix.
     /// Returns nil for an odd number of digits or a non-hex character.
     public static func bytes(_ text: String) -> [UInt8]? {

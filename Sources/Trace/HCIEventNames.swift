@@ -54,9 +54,4 @@ enum HCIEventNames {
     static func hex(_ byte: UInt8) -> String {
         Hex.string(CollectionOfOne(byte))
     }
-
-    /// Four digits, most significant first: a handle or a channel.
-    static func hex(_ value: UInt16) -> String {
-        Hex.string([UInt8(value >> 8), UInt8(value & 0xFF)])
-    }
 }

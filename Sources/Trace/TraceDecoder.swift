@@ -327,7 +327,7 @@ public struct TraceDecoder: Sendable {
             decodeSignaling(frame.payload, into: &packet)
         default:
             packet.name = "L2CAP"
-            packet.summary = "channel 0x" + HCIEventNames.hex(frame.channelID.rawValue)
+            packet.summary = "channel 0x" + Hex.string(frame.channelID.rawValue)
             packet.hex = frame.payload
         }
     }
@@ -418,7 +418,7 @@ public struct TraceDecoder: Sendable {
             }
         }
         if let handle = packet.attHandle {
-            packet.summary = "handle 0x" + HCIEventNames.hex(handle)
+            packet.summary = "handle 0x" + Hex.string(handle)
             if let name = names[link]?[handle] { packet.summary += " (\(name))" }
         }
     }
