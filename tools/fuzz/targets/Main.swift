@@ -44,6 +44,7 @@ import Logging
                 print("bareble-fuzz: cannot read \(path)")
                 exit(1)
             }
+            DiscardingLogHandler.select(for: bytes)
             target.run(bytes)
             print("\(path): ok")
         }
@@ -72,7 +73,9 @@ import Logging
 /// (the CI smoke's) links in and a release build strips.
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    FuzzTarget.selected?.run(Array(UnsafeBufferPointer(start: data, count: size)))
+    let input = Array(UnsafeBufferPointer(start: data, count: size))
+    DiscardingLogHandler.select(for: input)
+    FuzzTarget.selected?.run(input)
     return 0
 }
 #endif
