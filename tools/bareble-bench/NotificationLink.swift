@@ -46,10 +46,15 @@ struct NotificationLink {
 
     /// We are the peripheral of this link: the fake controller reports a connection the
     /// "phone" made to us, as after connectable advertising (H4 LE Connection Complete).
-    static let connectionComplete: [UInt8] = [0x04] + HCIEvent.le(.connectionComplete(LEConnectionComplete(
-        status: .success, connectionHandle: connectionHandle, role: .peripheral,
-        peerAddressType: .random, peerAddress: BluetoothAddress(0xC44B_4D00_0001),
-        connectionInterval: 6, peripheralLatency: 0, supervisionTimeout: 100, centralClockAccuracy: 0))).encode()
+    static let connectionComplete = connectionComplete(handle: connectionHandle)
+
+    /// LE Connection Complete for `handle`, each handle its own central's address.
+    static func connectionComplete(handle: UInt16) -> [UInt8] {
+        [0x04] + HCIEvent.le(.connectionComplete(LEConnectionComplete(
+            status: .success, connectionHandle: handle, role: .peripheral,
+            peerAddressType: .random, peerAddress: BluetoothAddress(0xC44B_4D00_0001 + UInt64(handle - connectionHandle)),
+            connectionInterval: 6, peripheralLatency: 0, supervisionTimeout: 100, centralClockAccuracy: 0))).encode()
+    }
 
     /// The fake peripheral's ATT server: Exchange MTU and Write Request (the CCCD) only.
     private static func answerATT(_ packet: ACLDataPacket) -> [[UInt8]] {
@@ -65,9 +70,9 @@ struct NotificationLink {
     }
 
     /// One H4 ACL frame carrying a whole ATT PDU on the ATT channel.
-    static func aclFrame(_ pdu: [UInt8]) -> [UInt8] {
+    static func aclFrame(_ pdu: [UInt8], handle: UInt16 = connectionHandle) -> [UInt8] {
         let l2cap = BasicFrame(channelID: .attributeProtocol, payload: pdu).encode()
-        return [0x02] + ACLDataPacket(connectionHandle: connectionHandle, packetBoundary: .firstFlushable, data: l2cap).encode()
+        return [0x02] + ACLDataPacket(connectionHandle: handle, packetBoundary: .firstFlushable, data: l2cap).encode()
     }
 
     /// `count` Handle Value Notifications of `size` bytes each (the first four bytes count

@@ -20,6 +20,9 @@ struct ServerBenchmark: AsyncParsableCommand {
     @Option(help: "Value sizes to measure (bytes; at most 244 so one notification fits a 251-byte ACL packet).")
     var sizes: [Int] = [20, 244]
 
+    @Option(parsing: .upToNextOption, help: "Centrals connected at once, one run each (1 ... 8): reads are one outstanding per central, each updateValue notifies every central.")
+    var connections: [Int] = [1, 4]
+
     @Option(help: "Python with bumble installed, for the baseline (default: the checkout's .venv, else python3).")
     var python: String?
 
@@ -28,32 +31,43 @@ struct ServerBenchmark: AsyncParsableCommand {
 
     func validate() throws {
         for size in sizes where !(1...244).contains(size) { throw ValidationError("--sizes \(size) is outside 1 ... 244") }
+        for count in connections where !(1...8).contains(count) { throw ValidationError("--connections \(count) is outside 1 ... 8") }
         guard reads > 0, notifications > 0 else { throw ValidationError("--reads and --notifications must be more than 0") }
     }
 
     func run() async throws {
-        print("bareble-bench server: \(grouped(reads)) Read Requests and \(grouped(notifications)) notifications (updateValue) per size, ATT_MTU 517, 251-byte ACL packets, credits returned at once")
-        let link = try await ServerLink()
+        print("bareble-bench server: \(grouped(reads)) Read Requests and \(grouped(notifications)) updateValue calls per size and number of centrals, ATT_MTU 517, 251-byte ACL packets (8 controller buffers), credits returned at once")
+        for count in connections { try await run(connections: count) }
+    }
+
+    private func run(connections count: Int) async throws {
+        let link = try await ServerLink(connections: count)
+        print("\(count) central\(count == 1 ? "" : "s"):")
         // Warm up allocators and caches once.
         _ = try await link.reads(min(reads, 5_000))
         _ = try await link.notifications(min(notifications, 20_000), value: [0])
-        let setup = ServerLink.setupFrames(configurationHandle: link.configurationHandle)
-        let credit = StreamController.completedPacket(ServerLink.connectionHandle)
+        let setup = link.handles.flatMap { ServerLink.setupFrames(configurationHandle: link.configurationHandle, handle: $0) }
+        let credits = link.handles.map { StreamController.completedPacket($0) }
         for size in sizes {
             let value = (0..<size).map { UInt8(truncatingIfNeeded: $0) }
             link.manager.store.setValue(value, at: link.valueHandle)
             let read = try await link.reads(reads)
             report("reads", size, read, unit: "reads/s")
             if !skipBumble {
-                let request = NotificationLink.aclFrame(ATTPDU.readRequest(.init(attributeHandle: link.valueHandle)).encode())
-                let stream = setup + Array(repeating: request + credit, count: reads)
+                // The same requests, central after central in turn, each fed once Bumble has
+                // answered the one before (its host takes one PDU at a time either way).
+                let requests = link.readRequests()
+                let stream = setup + (0..<reads).map { index in
+                    let handle = link.handles[index % count]
+                    return requests[handle]! + credits[index % count]
+                }
                 let bumble = try bumbleRun(stream, mode: "reads", count: reads, setup: setup.count, link: link, size: size)
                 print("Bumble   reads   \(padded(String(size), 3)) B  \(padded(fixed(bumble), 9)) reads/s          ratio \(fixed(read.perSecond / bumble, 1)) x")
             }
             let sent = try await link.notifications(notifications, value: value)
             report("notify", size, sent, unit: "notifications/s")
             if !skipBumble {
-                let stream = setup + Array(repeating: credit, count: notifications)
+                let stream = setup + Array(repeating: credits, count: notifications).flatMap { $0 }
                 let bumble = try bumbleRun(stream, mode: "notify", count: notifications, setup: setup.count, link: link, size: size)
                 print("Bumble   notify  \(padded(String(size), 3)) B  \(padded(fixed(bumble), 9)) notifications/s  ratio \(fixed(sent.perSecond / bumble, 1)) x")
             }
@@ -72,7 +86,7 @@ struct ServerBenchmark: AsyncParsableCommand {
     private func bumbleRun(_ frames: [[UInt8]], mode: String, count: Int, setup: Int, link: ServerLink, size: Int) throws -> Double {
         try BumbleBaseline.run(
             "bumble_server_baseline.py", stream: frames.flatMap { $0 },
-            arguments: [mode, String(count), String(setup), String(link.valueHandle), String(size)],
+            arguments: [mode, String(count), String(setup), String(link.valueHandle), String(size), String(link.handles.count)],
             key: "per_second", python: python)
     }
 }

@@ -10,11 +10,13 @@ import L2CAP
 /// BareBLE's GATT server, a ``PeripheralManager`` serving one characteristic (read, notify),
 /// with its real stack on the host side of a socketpair: reader thread, H4 framer, driver,
 /// L2CAP, ATT server, GATT server store, the manager. The fake controller on the other end
-/// plays the central (``FakeCentral``): it connects, exchanges the MTU, subscribes, and then
-/// reads or counts notifications; every ACL packet the host sends gets its Number Of
+/// plays the centrals (``FakeCentral``): each connects, exchanges the MTU, subscribes, and
+/// then reads or counts notifications; every ACL packet the host sends gets its Number Of
 /// Completed Packets at once, so credits never hold the host back.
 struct ServerLink {
     static let connectionHandle = NotificationLink.connectionHandle
+    /// The handles of `count` centrals' links: 0x0040, 0x0041, ...
+    static func connectionHandles(_ count: Int) -> [UInt16] { (0..<count).map { connectionHandle + UInt16($0) } }
     static let mtu: UInt16 = 517
     static let characteristicUUID = BluetoothUUID(UInt16(0x2A19))
 
@@ -25,8 +27,11 @@ struct ServerLink {
     let valueHandle: UInt16
     let configurationHandle: UInt16
     let peer: FakeCentral
+    /// The centrals' connection handles.
+    let handles: [UInt16]
 
-    init() async throws {
+    init(connections: Int = 1) async throws {
+        handles = Self.connectionHandles(connections)
         let peer = FakeCentral()
         self.peer = peer
         (controller, transport) = try StreamController.pair(acl: { peer.answer($0) })
@@ -46,33 +51,44 @@ struct ServerLink {
         valueHandle = characteristic.valueHandle
         configurationHandle = configuration.handle
 
-        let events = manager.events()
-        controller.write(NotificationLink.connectionComplete)
         let manager = self.manager
-        try await within(seconds: 10, "the connection") {
-            for await event in events { if case .host(.connected) = event { return } }
+        for handle in handles {
+            let events = manager.events()
+            let frames = Self.setupFrames(configurationHandle: configurationHandle, handle: handle)
+            controller.write(frames[0])
+            try await within(seconds: 10, "connection 0x\(Hex.string(handle))") {
+                for await event in events { if case .host(.connected) = event { return } }
+            }
+            guard case .exchangeMTUResponse(let exchange)? = await peer.request(frames[1], on: controller),
+                exchange.serverRxMTU >= Self.mtu
+            else { throw BenchError("the server did not answer the MTU exchange with \(Self.mtu)") }
+            let answer = await peer.request(frames[3], on: controller)
+            guard case .writeResponse? = answer else {
+                throw BenchError("the server did not accept the CCCD write: \(String(describing: answer))")
+            }
         }
-        let frames = Self.setupFrames(configurationHandle: configurationHandle)
-        guard case .exchangeMTUResponse(let exchange)? = await peer.request(frames[1], on: controller),
-            exchange.serverRxMTU >= Self.mtu
-        else { throw BenchError("the server did not answer the MTU exchange with \(Self.mtu)") }
-        let answer = await peer.request(frames[3], on: controller)
-        guard case .writeResponse? = answer else {
-            throw BenchError("the server did not accept the CCCD write: \(String(describing: answer))")
+        guard manager.store.subscribers(of: valueHandle).count == handles.count else {
+            throw BenchError("\(manager.store.subscribers(of: valueHandle).count) centrals subscribed, not \(handles.count)")
         }
-        guard manager.store.subscribers(of: valueHandle).count == 1 else { throw BenchError("the central is not subscribed") }
     }
 
-    /// What the central sends before the workload, as H4 frames in order: the connection,
+    /// What one central sends before the workload, as H4 frames in order: the connection,
     /// Exchange MTU Request (517), the credit for its response, the CCCD write (notifications
-    /// on), the credit for its response. Bumble's baseline is fed the same.
-    static func setupFrames(configurationHandle: UInt16) -> [[UInt8]] {
-        let credit = StreamController.completedPacket(connectionHandle)
+    /// on), the credit for its response. Bumble's baseline is fed the same, central after
+    /// central.
+    static func setupFrames(configurationHandle: UInt16, handle: UInt16) -> [[UInt8]] {
+        let credit = StreamController.completedPacket(handle)
         return [
-            NotificationLink.connectionComplete,
-            NotificationLink.aclFrame(ATTPDU.exchangeMTURequest(.init(clientRxMTU: mtu)).encode()), credit,
-            NotificationLink.aclFrame(ATTPDU.writeRequest(.init(attributeHandle: configurationHandle, attributeValue: [0x01, 0x00])).encode()), credit,
+            NotificationLink.connectionComplete(handle: handle),
+            NotificationLink.aclFrame(ATTPDU.exchangeMTURequest(.init(clientRxMTU: mtu)).encode(), handle: handle), credit,
+            NotificationLink.aclFrame(ATTPDU.writeRequest(.init(attributeHandle: configurationHandle, attributeValue: [0x01, 0x00])).encode(), handle: handle), credit,
         ]
+    }
+
+    /// Each central's Read Request of the value.
+    func readRequests() -> [UInt16: [UInt8]] {
+        let pdu = ATTPDU.readRequest(.init(attributeHandle: valueHandle)).encode()
+        return Dictionary(uniqueKeysWithValues: handles.map { ($0, NotificationLink.aclFrame(pdu, handle: $0)) })
     }
 
     struct Result {
@@ -87,40 +103,42 @@ struct ServerLink {
         var refused = 0
     }
 
-    /// `count` Read Requests of the characteristic's value, one outstanding at a time: the
-    /// central sends the next when it has the previous response.
+    /// `count` Read Requests of the characteristic's value in all, one outstanding per
+    /// central, as ATT allows: each central sends its next when it has its previous response.
     func reads(_ count: Int) async throws -> Result {
-        let request = NotificationLink.aclFrame(ATTPDU.readRequest(.init(attributeHandle: valueHandle)).encode())
-        let (peer, controller) = (self.peer, self.controller)
+        let requests = readRequests()
+        let (peer, controller, handles) = (self.peer, self.controller, self.handles)
         return try await measure(count, "\(count) Read Responses") {
-            peer.expectReads(count, request: request)
-            controller.write(request)
+            let first = handles.prefix(count)
+            peer.expectReads(count, requests: requests, sent: first.count)
+            controller.write(first.flatMap { requests[$0]! })
         }
     }
 
-    /// `count` notifications of `value` through `updateValue`, as fast as the link's queue
-    /// takes them: a refusal waits for `readyToUpdateSubscribers` and sends the value again.
+    /// `count` notifications per central of `value` through `updateValue`, as fast as the
+    /// link's queue takes them, each call a notification to every central: a refusal waits
+    /// for `readyToUpdateSubscribers` and sends the value again (with several centrals,
+    /// again to all of them), until the centrals have seen `count` each in all.
     func notifications(_ count: Int, value: [UInt8]) async throws -> Result {
         let events = manager.events()
         let (manager, valueHandle, peer) = (self.manager, self.valueHandle, self.peer)
         let refused = Lock(0)
-        var result = try await measure(count, "\(count) notifications") {
-            peer.expectNotifications(count)
-            Task {
+        let sender = Lock<Task<Void, Never>?>(nil)
+        var result = try await measure(count * handles.count, "\(count * handles.count) notifications") {
+            peer.expectNotifications(count * handles.count)
+            sender.withLock { $0 = Task {
                 var ready = events.makeAsyncIterator()
-                var sent = 0
-                while sent < count {
-                    if manager.updateValue(value, for: valueHandle) {
-                        sent += 1
-                        continue
-                    }
+                while !peer.isDone {
+                    if manager.updateValue(value, for: valueHandle) { continue }
                     refused.withLock { $0 += 1 }
                     while let event = await ready.next() {
                         if case .readyToUpdateSubscribers = event { break }
                     }
                 }
-            }
+            } }
         }
+        // What was still queued when the centrals had their count goes out before the next run.
+        await sender.withLock { $0 }?.value
         result.refused = refused.withLock { $0 }
         return result
     }
@@ -151,16 +169,18 @@ struct ServerLink {
     }
 }
 
-/// The central, as the fake controller's answer to each ACL packet from the host (on the
+/// The centrals, as the fake controller's answer to each ACL packet from the host (on the
 /// controller's thread): setup requests wait for their response; in a read run each Read
-/// Response is answered with the next Read Request until the run's count; in a notification
-/// run Handle Value Notifications are counted.
+/// Response is answered with that central's next Read Request until the run's count has
+/// been sent; in a notification run Handle Value Notifications are counted.
 final class FakeCentral: Sendable {
-    private enum Mode { case setup, reads(request: [UInt8]), notifications }
+    private enum Mode { case setup, reads(requests: [UInt16: [UInt8]]), notifications }
     private struct State {
         var mode = Mode.setup
         var target = 0
         var count = 0
+        /// Read Requests sent in this run.
+        var sent = 0
         var response: CheckedContinuation<ATTPDU?, Never>?
         var done: CheckedContinuation<Bool, Never>?
         var isDone = false
@@ -168,6 +188,8 @@ final class FakeCentral: Sendable {
     private let state = Lock(State())
 
     var progress: Int { state.withLock { $0.count } }
+    /// Whether the armed run has seen its count.
+    var isDone: Bool { state.withLock { $0.isDone } }
 
     func answer(_ packet: ACLDataPacket) -> [[UInt8]] {
         // A B-frame header (4 octets) and the ATT opcode; every PDU here fits one packet.
@@ -183,12 +205,16 @@ final class FakeCentral: Sendable {
                 else { return [] }
                 response = (waiting, try? ATTPDU(decoding: frame.payload))
                 return []
-            case .reads(let request):
+            case .reads(let requests):
                 guard opcode == ATTOpcode.readResponse.rawValue else { return [] }
                 state.count += 1
-                if state.count < state.target { return [request] }
-                done = finish(&state)
-                return []
+                if state.count == state.target {
+                    done = finish(&state)
+                    return []
+                }
+                guard state.sent < state.target, let request = requests[packet.connectionHandle] else { return [] }
+                state.sent += 1
+                return [request]
             case .notifications:
                 guard opcode == ATTOpcode.handleValueNotification.rawValue else { return [] }
                 state.count += 1
@@ -220,14 +246,16 @@ final class FakeCentral: Sendable {
         }
     }
 
-    func expectReads(_ count: Int, request: [UInt8]) { arm(.reads(request: request), count) }
+    /// Arms a read run of `count` responses; the caller sends the first `sent` requests.
+    func expectReads(_ count: Int, requests: [UInt16: [UInt8]], sent: Int) { arm(.reads(requests: requests), count, sent: sent) }
     func expectNotifications(_ count: Int) { arm(.notifications, count) }
 
-    private func arm(_ mode: Mode, _ count: Int) {
+    private func arm(_ mode: Mode, _ count: Int, sent: Int = 0) {
         state.withLock { state in
             state.mode = mode
             state.target = count
             state.count = 0
+            state.sent = sent
             state.isDone = false
         }
     }

@@ -4,20 +4,23 @@ decoding, Host, L2CAP, Device, GATT server) fed the central's side of the same H
 in one process, with no socket in between. What Bumble sends goes to a function that
 notes it; the central's bytes are fed as the fake controller feeds BareBLE:
 
-- the setup frames first (LE Connection Complete with Bumble as peripheral, Exchange MTU
-  Request, CCCD write, a credit after each response); an ACL frame from the central is
-  fed only once Bumble has answered the previous one;
+- the setup frames first, central after central (LE Connection Complete with Bumble as
+  peripheral, Exchange MTU Request, CCCD write, a credit after each response); an ACL
+  frame from a central is fed only once Bumble has answered the previous one;
 - reads: each Read Request fed once the previous Read Response has gone out, followed by
-  its credit (Number Of Completed Packets), as ATT allows one request outstanding;
-- notify: `notify_subscriber(connection, characteristic, value)` (the per-connection call,
-  lighter than `notify_subscribers`), each sent packet's credit fed back at once.
+  its credit (Number Of Completed Packets); with several centrals the requests take turns
+  among them;
+- notify: COUNT rounds of `notify_subscriber(connection, characteristic, value)` (the
+  per-connection call, lighter than `notify_subscribers`) to each central in turn, each
+  sent packet's credit fed back at once.
 
 The characteristic's value handle is made to equal BareBLE's (plain attributes pad the
 table before the service), so the Read Requests and the CCCD write are byte for byte the
 ones BareBLE answered.
 
-Usage: bumble_server_baseline.py STREAM_FILE reads|notify COUNT SETUP_FRAMES VALUE_HANDLE SIZE
-Prints one JSON line: {"mode": M, "count": N, "seconds": S, "per_second": R}.
+Usage: bumble_server_baseline.py STREAM_FILE reads|notify COUNT SETUP_FRAMES VALUE_HANDLE SIZE CENTRALS
+Prints one JSON line: {"mode": M, "count": N, "seconds": S, "per_second": R}, N the reads
+or the notifications sent.
 """
 import asyncio
 import json
@@ -54,7 +57,7 @@ def fail(message: str) -> None:
 
 
 async def main() -> None:
-    path, mode, count, setup, value_handle, size = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:7])
+    path, mode, count, setup, value_handle, size, centrals = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:8])
     with open(path, 'rb') as stream_file:
         frames = split_frames(stream_file.read())
     logging.disable(logging.CRITICAL)
@@ -99,11 +102,12 @@ async def main() -> None:
 
     for frame in frames[:setup]:
         await feed(frame)
-    connection = device.lookup_connection(CONNECTION_HANDLE)
-    if connection is None:
-        fail('bumble made no connection from the LE Connection Complete')
-    if not device.gatt_server.subscribers.get(connection, {}).get(value_handle):
-        fail('the CCCD write did not subscribe the central')
+    connections = [device.lookup_connection(CONNECTION_HANDLE + index) for index in range(centrals)]
+    for connection in connections:
+        if connection is None:
+            fail('bumble made no connection from an LE Connection Complete')
+        if not device.gatt_server.subscribers.get(connection, {}).get(value_handle):
+            fail('a CCCD write did not subscribe its central')
 
     workload = frames[setup:]
     sent = 0
@@ -117,10 +121,12 @@ async def main() -> None:
         value = bytes(range(size))
         credits = iter(workload)
         for _ in range(count):
-            before = sent
-            await device.notify_subscriber(connection, characteristic, value)
-            for _ in range(sent - before):
-                parser.feed_data(next(credits))
+            for connection in connections:
+                before = sent
+                await device.notify_subscriber(connection, characteristic, value)
+                for _ in range(sent - before):
+                    parser.feed_data(next(credits))
+        count *= centrals
     seconds = time.perf_counter() - start
     if sent != count:
         fail(f'bumble sent {sent} packets, expected {count}')
