@@ -57,8 +57,11 @@ enum AtomicFile {
     /// file or the complete new one: write a temporary file in the same directory (same
     /// file system, so rename is atomic), fsync it, rename it over `path`, fsync the
     /// directory so the rename itself survives a power cut. The file gets mode 0600.
+    /// The caller holds the directory lock, so a temporary file already there is what a
+    /// killed writer left behind, never a file in use: it is removed first.
     static func replace(_ path: String, in directory: String, with bytes: [UInt8], temporaryName: String) throws(BondStoreError) {
         let temporary = directory + "/" + temporaryName
+        discard(temporary)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .system(operation: "create", path: temporary, errno: errno) }
         var failure: BondStoreError?

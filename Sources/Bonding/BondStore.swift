@@ -89,8 +89,9 @@ public final class BondStore: Sendable {
     public func reload() throws(BondStoreError) {
         let lock = try DirectoryLock(directory)
         let stored = try current()
-        _ = consume lock
+        // Under the lock: a writer after us must find its set cached last, not ours.
         cached.withLock { $0 = stored.bonds }
+        _ = consume lock
     }
 
     // MARK: Changing
@@ -135,8 +136,11 @@ public final class BondStore: Sendable {
         change(&stored.bonds)
         stored = StoredBonds(local: stored.local, bonds: stored.bonds)
         try Self.write(stored, directory: directory)
-        _ = consume lock
+        // Under the lock: set after it, a slower writer could put back an older set than
+        // the one the file holds (another thread's bond missing from memory until the next
+        // write, its reconnection refused as if it had no bond).
         cached.withLock { $0 = stored.bonds }
+        _ = consume lock
     }
 
     /// The file as it is now; an absent file (removed by hand) is an empty set for our
@@ -194,10 +198,12 @@ public final class BondStore: Sendable {
 
     static func write(_ stored: StoredBonds, directory: String) throws(BondStoreError) {
         let name = fileName(for: stored.local.address)
-        let temporaryName = ".\(name).tmp"
-        // Writers hold the directory lock, so a temporary file seen here is what a killed
-        // writer left behind: never a file in use.
-        AtomicFile.discard(directory + "/" + temporaryName)
-        try AtomicFile.replace(directory + "/" + name, in: directory, with: BondFileFormat.encode(stored), temporaryName: temporaryName)
+        let path = directory + "/" + name
+        let bytes = BondFileFormat.encode(stored)
+        // What the reader would refuse is not written: the file as it was stays readable.
+        guard bytes.count <= AtomicFile.maximumSize else {
+            throw .tooLarge(path: path, bytes: bytes.count, bonds: stored.bonds.count)
+        }
+        try AtomicFile.replace(path, in: directory, with: bytes, temporaryName: ".\(name).tmp")
     }
 }

@@ -17,6 +17,9 @@ public enum BondStoreError: Error, Sendable, Equatable, CustomStringConvertible 
     case ambiguousIdentity(directory: String, candidates: [DeviceAddress])
     /// The address is not one a local identity can have (an RPA, a non-resolvable address).
     case invalidIdentity(DeviceAddress)
+    /// The new set of bonds would make a file larger than the store reads back; nothing
+    /// was written.
+    case tooLarge(path: String, bytes: Int, bonds: Int)
 
     public var description: String {
         switch self {
@@ -36,6 +39,9 @@ public enum BondStoreError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .ambiguousIdentity(directory, candidates):
             return "\(directory) holds bonds for several random static identities "
                 + "(\(candidates.map(\.description).joined(separator: ", "))): name the one to use."
+        case let .tooLarge(path, bytes, bonds):
+            return "\(bonds) bonds would make \(path) \(bytes) bytes, more than the \(AtomicFile.maximumSize) a bond file may have; "
+                + "nothing was written. Remove bonds that are no longer used (bareble-central bonds list, bonds remove)."
         case let .invalidIdentity(address):
             return "\(address) cannot be a local identity address: use the controller's public address "
                 + "or a random static address (top two bits 0b11)."

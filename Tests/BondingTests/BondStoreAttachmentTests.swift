@@ -46,4 +46,17 @@ import Testing
             "F00D00000001.public.C44B4D000002.random.gatt-client.json", "F00D00000001.public.json",
         ].sorted())
     }
+
+    /// A writer killed between creating its temporary file and renaming it leaves the file
+    /// behind; the next write of that attachment must not fail on it forever.
+    @Test func aKilledWritersLeftoverDoesNotBlockTheAttachment() throws {
+        let directory = F.directory()
+        let store = try BondStore(directory: directory, identity: .public(F.localPublic))
+        let bond = F.bond(1)
+        try store.save(bond)
+        try F.write([9, 9], to: directory + "/F00D00000001.public.C44B4D000001.random.gatt-client.json.tmp")
+        try store.setAttachment([3], name: "gatt-client.json", for: bond.peer)
+        #expect(try store.attachment("gatt-client.json", for: bond.peer) == [3])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".tmp") }.isEmpty)
+    }
 }
