@@ -140,7 +140,10 @@ final class BondSaving: Sendable {
 
     func save(_ keys: PairingKeys) {
         let outcome: Result<Bool, BondStoreError>
-        if keys.bonded, let bonds {
+        if keys.bonded, !keys.peerIsIdentified {
+            HostLog.logger.warning("bond not saved: the peer paired from a private address and distributed no identity, so it could not be found again", metadata: ["peer": "\(keys.peer)"])
+            outcome = .success(false)
+        } else if keys.bonded, let bonds {
             do {
                 try bonds.save(keys.bond(createdAt: Int64(time(nil))))
                 outcome = .success(true)

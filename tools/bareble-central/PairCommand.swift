@@ -54,16 +54,21 @@ struct Pair: AsyncParsableCommand {
                 "  authenticated   \(keys.authenticated ? "yes (MITM protection)" : "no (Just Works: no MITM protection)")",
                 "  key size        \(keys.keySize) octets",
                 "  identity        \(keys.identity.map { "\($0)" } ?? "none distributed")",
-                "  bond            \(bondText(keys, saved: saved, file: file))",
+                "  bond            \(bondText(keys, peer: peer, saved: saved, file: file))",
             ].joined(separator: "\n")
         case .encryptedWithBond, .kernel:
             return "\(peer): \(outcome)"
         }
     }
 
-    static func bondText(_ keys: PairingKeysSummary, saved: Bool, file: String?) -> String {
+    static func bondText(_ keys: PairingKeysSummary, peer: DeviceAddress, saved: Bool, file: String?) -> String {
         if saved { return "saved in \(file ?? "the bond store")" }
-        return keys.bonded ? "not saved (no bond store)" : "none (no bonding: the keys last for this connection only)"
+        guard keys.bonded else { return "none (no bonding: the keys last for this connection only)" }
+        let kind = (keys.identity ?? peer).kind
+        if kind != .public, kind != .randomStatic {
+            return "not saved: the device paired from a private address and distributed no identity, so it could not be recognised when it comes back"
+        }
+        return "not saved (no bond store)"
     }
 
     static func json(_ peer: DeviceAddress, _ outcome: SecurityOutcome, file: String?, name: String?) -> JSONValue {

@@ -82,6 +82,15 @@ public struct PairingKeys: Hashable, Sendable {
         localSigningKey = bond.localKeys.signatureKey?.key
     }
 
+    /// Whether a bond of these keys could be found again: the peer is known by an identity
+    /// address (the public or static address it paired from, or the identity it
+    /// distributed). A peer on a private address that distributed no identity comes back
+    /// from another address, and its bond would only take room in the store.
+    public var peerIsIdentified: Bool {
+        let kind = (peerIdentity?.address ?? peer).kind
+        return kind == .public || kind == .randomStatic
+    }
+
     /// The ``Bond`` to store (meaningful when ``bonded``): the peer under its identity
     /// address when it distributed one; the SC LTK on both sides, as `Bond` records it.
     public func bond(createdAt: Int64) -> Bond {

@@ -123,7 +123,15 @@ extension PairingMachine {
             if address.type.isRandom, address.address.mostSignificantByte & 0xC0 != 0xC0 {
                 return fail(.invalidParameters, "identity address \(address) is random but not static")
             }
-            context.keys?.peerIdentity = IdentityKey(identityResolvingKey: irk, address: address)
+            // Kept only when it can name this peer: not the all-zero address, and the
+            // address the peer is connected from when that is an identity address itself
+            // (else its bond would be kept where it is never found, or would take the place
+            // of the device it names). Ignored with its IRK; the pairing goes on.
+            let connectedFromIdentity = peerAddress.kind == .public || peerAddress.kind == .randomStatic
+            let sameAddress = address.address == peerAddress.address && address.type.isRandom == peerAddress.type.isRandom
+            if address.address.value != 0, !connectedFromIdentity || sameAddress {
+                context.keys?.peerIdentity = IdentityKey(identityResolvingKey: irk, address: address)
+            }
         case let .signingInformation(csrk):
             context.keys?.peerSigningKey = csrk
         default:

@@ -1,0 +1,43 @@
+@testable import BareBLE
+import BluetoothCore
+import Bonding
+import SMP
+import Testing
+import TestSupport
+
+/// Which pairings' keys reach the bond store when a pairing ends.
+@Suite struct BondSavingTests {
+    static let local = BluetoothAddress("F0:0D:00:00:00:01")!
+
+    static func keys(from peer: DeviceAddress, identity: DeviceAddress? = nil) -> PairingKeys {
+        var keys = PairingKeys(peer: peer, bonded: true, secureConnections: true, authenticated: false, keySize: 16, method: .justWorks)
+        keys.longTermKey = LongTermKey(key: SMPValue128(7), ediv: 0, rand: 0, keySize: 16)
+        keys.peerIdentity = identity.map { IdentityKey(identityResolvingKey: SMPValue128(9), address: $0) }
+        return keys
+    }
+
+    /// A peer on a private address (resolvable or not) that distributed no identity comes
+    /// back from another address: its bond could never be found, and a peer pairing over
+    /// and over from fresh addresses would fill the store until it is too large to read.
+    @Test func aBondThatCouldNeverBeFoundAgainIsNotSaved() throws {
+        let store = try BondStore(directory: scratchDirectory(), identity: .public(Self.local))
+        let saving = BondSaving(store)
+        for address: UInt64 in [0x4A11_2233_4455, 0x0A11_2233_4455] {
+            saving.save(Self.keys(from: DeviceAddress(BluetoothAddress(address), type: .random)))
+            #expect(saving.last == .success(false))
+        }
+        #expect(store.bonds.isEmpty)
+    }
+
+    @Test func bondsOfIdentifiedPeersAreSaved() throws {
+        let store = try BondStore(directory: scratchDirectory(), identity: .public(Self.local))
+        let saving = BondSaving(store)
+        let identity = DeviceAddress(BluetoothAddress(0xC0FF_EE00_0001), type: .random)
+        saving.save(Self.keys(from: DeviceAddress(BluetoothAddress(0x4A11_2233_4455), type: .random), identity: identity))
+        #expect(saving.last == .success(true))
+        let publicPeer = DeviceAddress(BluetoothAddress(0x0011_2233_4455), type: .public)
+        saving.save(Self.keys(from: publicPeer))
+        #expect(saving.last == .success(true))
+        #expect(Set(store.bonds.map(\.peer)) == [identity, publicPeer])
+    }
+}
