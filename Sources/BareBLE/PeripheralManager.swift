@@ -229,9 +229,19 @@ public final class PeripheralManager: Sendable {
 
     // MARK: Bonded centrals
 
-    /// Writes what the bond keeps of the client on `bearer`, when `peer` is bonded.
+    /// Writes what the bond keeps of the client on `bearer`, when `peer` is bonded and the
+    /// link holds the bond's state: encrypted, and either paired on this link (what it
+    /// wrote before the bond was made is kept with it) or given the bond's saved state
+    /// back (``restoreBondedState(bearer:)``). Not before: a central's writes before it
+    /// encrypts are not yet the bonded device's (anyone can use its address), and saving
+    /// them would replace the bond's CCCDs and change-awareness with a fresh link's.
+    /// Nor after the link closed, or for another central given the same handle since.
     private func saveBondedState(bearer: UInt16, peer: DeviceAddress?) {
-        guard let bonds = host.central.security.bonds, let peer, let bond = bonds.bond(for: peer) else { return }
+        guard let bonds = host.central.security.bonds, let peer, let bond = bonds.bond(for: peer),
+            let remote = host.links.first(where: { $0.handle == bearer }), remote.identity == peer, remote.isEncrypted,
+            let server = remote.server, server.closedReason == nil,
+            remote.pairedOnThisLink || links.withLock({ $0.servers[bearer] === server && $0.restored.contains(bearer) })
+        else { return }
         let state = store.bondedState(bearer: bearer)
         guard links.withLock({ $0.saved[bond.peer] != state }) else { return }
         do {
@@ -272,11 +282,11 @@ public final class PeripheralManager: Sendable {
         guard let bonds = host.central.security.bonds, let remote = host.links.first(where: { $0.handle == bearer }),
             remote.isEncrypted, !remote.pairedOnThisLink, let bond = bonds.bond(for: remote.identity)
         else { return }
+        // Marked restored even when the bond has nothing saved yet: the link holds the
+        // bond's state from here, and what the central writes now is saved.
         let saved: GATTBondedClientState? = links.withLock { links in
-            guard links.servers[bearer] === remote.server, let saved = links.saved[bond.peer],
-                links.restored.insert(bearer).inserted
-            else { return nil }
-            return saved
+            guard links.servers[bearer] === remote.server, links.restored.insert(bearer).inserted else { return nil }
+            return links.saved[bond.peer]
         }
         guard let saved else { return }
         // The link may close while this runs on the event task, before its disconnection

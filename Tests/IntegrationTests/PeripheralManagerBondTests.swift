@@ -40,6 +40,12 @@ extension PeripheralManagerVirtualRadio {
         try await PeripheralRadio.central(name, "connect \(address)")
         let back = try await events.next("the central back") { event -> RemoteCentral? in if case let .host(.connected(link)) = event { link } else { nil } }
         #expect(manager.store.subscribers(of: battery)[back.handle] == nil, "nothing restored before encryption")
+        // A CCCD written before it encrypts is not yet the bonded device's (anyone can use its
+        // address): it must not replace the bond's saved state, which would lose the Service
+        // Changed subscription and mark it change-aware (no indication below).
+        try await PeripheralRadio.central(name, "discover", timeout: .seconds(90))
+        try await PeripheralRadio.central(name, "subscribe \(Self.batteryLevel.description)")
+        _ = try await events.next("the unencrypted subscription") { event -> Bool? in if case .subscribed = event { true } else { nil } }
         // It has a key: the server asks for encryption (0x0F), not for pairing (0x05).
         let secret = try #require(manager.database.characteristic(Self.secret)).valueHandle
         #expect(try await PeripheralRadio.central(name, "read \(secret)")["error"] as? Int == 0x0F)
