@@ -118,7 +118,14 @@ public final class PeripheralManager: Sendable {
                 let server = ATTServer(
                     bearer: setup.bearer, store: serving, bearerID: setup.handle, peer: setup.identity,
                     security: setup.security, configuration: att, verifier: signatures)
-                links.withLock { $0.servers[setup.handle] = server }
+                // A new link on this handle starts with nothing of an earlier one's, even when
+                // the earlier one's disconnection is handled after this (it then finds
+                // another server on the handle and leaves it alone).
+                links.withLock { links in
+                    links.servers[setup.handle] = server
+                    links.restored.remove(setup.handle)
+                    links.indicationsPending[setup.handle] = nil
+                }
                 return server
             }
         } catch {
