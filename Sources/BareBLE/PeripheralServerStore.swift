@@ -17,7 +17,7 @@ final class PeripheralServerStore: ATTAttributeStore {
 
     private struct Hooks {
         /// Told after a write changed what a bond keeps of the client (a CCCD, Client
-        /// Supported Features).
+        /// Supported Features), and when a request made it change-aware.
         var clientStateChanged: (@Sendable (ATTServerContext) -> Void)?
         /// Told before each request or command is admitted.
         var admitting: (@Sendable (ATTServerContext) -> Void)?
@@ -79,7 +79,10 @@ final class PeripheralServerStore: ATTAttributeStore {
 
     func admit(_ request: ATTPDU, context: ATTServerContext) -> ATTErrorCode? {
         hooks.withLock { $0.admitting }?(context)
-        let error = store.admit(request, context: context)
+        let (error, becameAware) = store.admitNotingAwareness(request, context: context)
+        // Change-aware is part of what a bonded client's saved state records: else it would
+        // come back change-unaware, and be sent Database Out Of Sync, at every reconnection.
+        if becameAware { hooks.withLock { $0.clientStateChanged }?(context) }
         if error == nil, case let .exchangeMTURequest(exchange) = request {
             // What the server agrees on (Vol 3 Part G 5.2.1); later exchanges change nothing,
             // and a client sends one at most.

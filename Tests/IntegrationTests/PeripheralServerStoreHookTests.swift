@@ -35,4 +35,27 @@ import Testing
         #expect(refused == 0)
         #expect(changed.withLock { $0 } == requests)
     }
+
+    /// A robust-caching client that becomes change-aware (Database Out Of Sync, then its
+    /// next request) is reported once, so a bonded one's saved state records it; before,
+    /// the bond kept it change-unaware and it met 0x12 again at every reconnection.
+    @Test func becomingChangeAwareIsReportedOnce() async throws {
+        let store = try GATTServerStore(services: [])
+        let serving = PeripheralServerStore(store: store, receiveMTU: 517, report: { _ in })
+        let changed = Lock(0)
+        serving.setHooks(clientStateChanged: { _ in changed.withLock { $0 += 1 } }, admitting: { _ in })
+        let context = ATTServerContext(bearer: 0x0040)
+        let features = try #require(serving.attributes(in: 0x0001...0xFFFF, limit: 100).first { $0.type == GATTUUID.clientSupportedFeatures })
+        #expect(await serving.write(features, value: [0x01], kind: .request, context: context) == nil)
+        #expect(changed.withLock { $0 } == 1)
+        _ = try store.addServices([GATTDatabase.Service(uuid: BluetoothUUID(UInt16(0x181C)))])
+        let read = ATTPDU.readRequest(.init(attributeHandle: 0x0001))
+        #expect(serving.admit(read, context: context) == .databaseOutOfSync)
+        #expect(changed.withLock { $0 } == 1)
+        #expect(serving.admit(read, context: context) == nil)
+        #expect(changed.withLock { $0 } == 2)
+        #expect(store.bondedState(bearer: 0x0040).wasChangeAware)
+        #expect(serving.admit(read, context: context) == nil)
+        #expect(changed.withLock { $0 } == 2)
+    }
 }

@@ -9,29 +9,30 @@ extension GATTServerStore.State {
     ///   (no attribute involved) and a Read By Type of the Database Hash (0x2B2A), the
     ///   way the specification gives it to find out; either then lets its next request make
     ///   it change-aware, and that request is served.
-    mutating func admit(_ request: ATTPDU, bearer: UInt16) -> ATTErrorCode? {
+    /// `becameAware`: this request made the client change-aware (a bond keeps that).
+    mutating func admit(_ request: ATTPDU, bearer: UInt16) -> (error: ATTErrorCode?, becameAware: Bool) {
         guard var client = clients[bearer], client.supportedFeatures.contains(.robustCaching), !client.isChangeAware else {
-            return nil
+            return (nil, false)
         }
         defer { clients[bearer] = client }
         switch request.opcode.kind {
         case .command:
-            return .databaseOutOfSync
+            return (.databaseOutOfSync, false)
         case .request:
             break
         case .response, .notification, .indication, .confirmation, nil:
-            return nil
+            return (nil, false)
         }
-        if case .exchangeMTURequest = request { return nil }
-        if case .readByTypeRequest(let read) = request, read.attributeType == GATTUUID.databaseHash { return nil }
+        if case .exchangeMTURequest = request { return (nil, false) }
+        if case .readByTypeRequest(let read) = request, read.attributeType == GATTUUID.databaseHash { return (nil, false) }
         if client.sentOutOfSync || client.readHashWhileUnaware {
             client.isChangeAware = true
             client.sentOutOfSync = false
             client.readHashWhileUnaware = false
-            return nil
+            return (nil, true)
         }
         client.sentOutOfSync = true
-        return .databaseOutOfSync
+        return (.databaseOutOfSync, false)
     }
 }
 

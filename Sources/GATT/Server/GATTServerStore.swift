@@ -139,6 +139,12 @@ public final class GATTServerStore: ATTAttributeStore {
     }
 
     public func admit(_ request: ATTPDU, context: ATTServerContext) -> ATTErrorCode? {
+        admitNotingAwareness(request, context: context).error
+    }
+
+    /// ``admit(_:context:)``, and whether the request made its client change-aware (robust
+    /// caching), which a bonded client's saved state must then record.
+    public func admitNotingAwareness(_ request: ATTPDU, context: ATTServerContext) -> (error: ATTErrorCode?, becameAware: Bool) {
         state.withLock { $0.admit(request, bearer: context.bearer) }
     }
 
