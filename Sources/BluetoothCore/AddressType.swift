@@ -77,5 +77,9 @@ public struct DeviceAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether this is an identity address (public or random static): one a device keeps,
+    /// under which it can be known again.
+    public var isIdentity: Bool { kind == .public || kind == .randomStatic }
+
     public var description: String { "\(address)/\(type.isRandom ? "random" : "public")" }
 }

@@ -64,8 +64,7 @@ struct Pair: AsyncParsableCommand {
     static func bondText(_ keys: PairingKeysSummary, peer: DeviceAddress, saved: Bool, file: String?) -> String {
         if saved { return "saved in \(file ?? "the bond store")" }
         guard keys.bonded else { return "none (no bonding: the keys last for this connection only)" }
-        let kind = (keys.identity ?? peer).kind
-        if kind != .public, kind != .randomStatic {
+        if !(keys.identity ?? peer).isIdentity {
             return "not saved: the device paired from a private address and distributed no identity, so it could not be recognised when it comes back"
         }
         return "not saved (no bond store)"

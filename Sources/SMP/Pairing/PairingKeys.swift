@@ -86,10 +86,7 @@ public struct PairingKeys: Hashable, Sendable {
     /// address (the public or static address it paired from, or the identity it
     /// distributed). A peer on a private address that distributed no identity comes back
     /// from another address, and its bond would only take room in the store.
-    public var peerIsIdentified: Bool {
-        let kind = (peerIdentity?.address ?? peer).kind
-        return kind == .public || kind == .randomStatic
-    }
+    public var peerIsIdentified: Bool { (peerIdentity?.address ?? peer).isIdentity }
 
     /// The ``Bond`` to store (meaningful when ``bonded``): the peer under its identity
     /// address when it distributed one; the SC LTK on both sides, as `Bond` records it.

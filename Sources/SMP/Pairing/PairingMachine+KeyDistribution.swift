@@ -127,9 +127,8 @@ extension PairingMachine {
             // address the peer is connected from when that is an identity address itself
             // (else its bond would be kept where it is never found, or would take the place
             // of the device it names). Ignored with its IRK; the pairing goes on.
-            let connectedFromIdentity = peerAddress.kind == .public || peerAddress.kind == .randomStatic
             let sameAddress = address.address == peerAddress.address && address.type.isRandom == peerAddress.type.isRandom
-            if address.address.value != 0, !connectedFromIdentity || sameAddress {
+            if address.address.value != 0, !peerAddress.isIdentity || sameAddress {
                 context.keys?.peerIdentity = IdentityKey(identityResolvingKey: irk, address: address)
             }
         case let .signingInformation(csrk):
