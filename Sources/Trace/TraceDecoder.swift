@@ -14,9 +14,16 @@ import SMP
 ///
 /// Total: any record gives a packet; what does not decode keeps its hex and a `problem`.
 /// State is bounded by what the controller allows: one reassembler and one outstanding
-/// request per connection and direction, a name table per connection, all dropped at
-/// Disconnection Complete; at most ``maximumConnections`` connections are tracked (more
-/// means a damaged or hostile capture: the oldest is forgotten and counted).
+/// request per connection and direction, a name table per connection; at most
+/// ``maximumConnections`` connections are tracked (more means a damaged or hostile
+/// capture: the oldest is forgotten and counted).
+///
+/// A connection's state outlives its Disconnection Complete until a new connection takes
+/// its handle (or room is needed for a new one: ended connections go first, uncounted). A
+/// host that had not yet read that event can still send on the handle, typically the
+/// answer to the peer's last request; such a packet is joined and named as on the live
+/// link, and its summary says it came after the link ended (tshark joins it too, and flags
+/// it as out of any connection).
 public struct TraceDecoder: Sendable {
     public static let maximumConnections = 256
     /// The most handles one connection's name table keeps.
@@ -58,6 +65,8 @@ public struct TraceDecoder: Sendable {
     private var identityKeys: [Side: SMPValue128] = [:]
     private var peers: [Link: BluetoothAddress] = [:]
     private var linkOrder: [Link] = []
+    /// Connections whose Disconnection Complete was seen: the packet number of that event.
+    private var ended: [Link: Int] = [:]
 
     public init(showKeys: Bool = false, withFields: Bool = true) {
         self.showKeys = showKeys
@@ -190,7 +199,13 @@ public struct TraceDecoder: Sendable {
             packet.connection = disconnection.connectionHandle
             if let peer = peers[Link(index: packet.index, handle: disconnection.connectionHandle)] { packet.addresses = [peer] }
             packet.fields = fields(disconnection)
-            forget(Link(index: packet.index, handle: disconnection.connectionHandle))
+            let link = Link(index: packet.index, handle: disconnection.connectionHandle)
+            // A tracked connection's state stays for the host's late packets; state made by
+            // stray ACL on a handle never connected goes now. (A failed disconnection
+            // leaves the link up.)
+            if disconnection.status == .success {
+                if linkOrder.contains(link) { ended[link] = packet.number } else { forget(link) }
+            }
         case let .encryptionChange(change):
             packet.connection = change.connectionHandle
             packet.fields = fields(change)
@@ -253,9 +268,9 @@ public struct TraceDecoder: Sendable {
         packet.addresses = [peer]
         packet.summary = "\(peer) on handle \(link.handle)"
         forget(link)
-        if linkOrder.count >= Self.maximumConnections, let oldest = linkOrder.first {
+        if linkOrder.count >= Self.maximumConnections, let oldest = linkOrder.first(where: { ended[$0] != nil }) ?? linkOrder.first {
+            if ended[oldest] == nil { forgottenConnections += 1 }
             forget(oldest)
-            forgottenConnections += 1
         }
         peers[link] = peer
         linkOrder.append(link)
@@ -288,6 +303,7 @@ public struct TraceDecoder: Sendable {
         }
         names[link] = nil
         peers[link] = nil
+        ended[link] = nil
         linkOrder.removeAll { $0 == link }
     }
 
@@ -329,6 +345,9 @@ public struct TraceDecoder: Sendable {
             packet.name = "L2CAP"
             packet.summary = "channel 0x" + Hex.string(frame.channelID.rawValue)
             packet.hex = frame.payload
+        }
+        if let end = ended[link] {
+            packet.summary += (packet.summary.isEmpty ? "" : "; ") + "after the link's Disconnection Complete (#\(end))"
         }
     }
 

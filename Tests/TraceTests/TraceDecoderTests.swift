@@ -1,3 +1,4 @@
+import BluetoothCore
 import HCITransport
 import Testing
 import TestSupport
@@ -60,6 +61,46 @@ import Trace
         #expect(packets[2].summary == "handle 0x0003 (Device Name)")
         #expect(packets[3].answers?.number == 3 && packets[3].attHandle == 0x0003)
         #expect(packets[3].name == "ATT Read Response")
+    }
+
+    /// The host answers the peer's Read Request after the controller reported the link
+    /// gone but before the host read that event (seen in a CI capture): the answer is still
+    /// joined and named, and says it came late. A new connection on the handle starts clean.
+    @Test func anAnswerSentAfterTheDisconnectionIsJoinedToTheLinkThatEnded() {
+        let peer = BluetoothAddress(0x49DB_979A_B81F)
+        let packets = Self.decode([
+            AddressFilterTests.connected(0x0001, peer: peer),
+            AddressFilterTests.acl(0x0001, cid: 4, [0x0A, 0x15, 0x00], .controllerToHost),
+            AddressFilterTests.disconnected(0x0001),
+            AddressFilterTests.acl(0x0001, cid: 4, [0x0B, 0x41, 0x42], .hostToController),
+            AddressFilterTests.connected(0x0001, peer: peer),
+            AddressFilterTests.acl(0x0001, cid: 4, [0x0A, 0x16, 0x00], .controllerToHost),
+            AddressFilterTests.acl(0x0001, cid: 4, [0x0B, 0x41, 0x42], .hostToController),
+        ])
+        #expect(packets[3].answers?.number == 2 && packets[3].attHandle == 0x0015)
+        #expect(packets[3].addresses == [peer])
+        #expect(packets[3].summary == "handle 0x0015; after the link's Disconnection Complete (#3)")
+        #expect(packets[6].answers?.number == 6 && packets[6].attHandle == 0x0016)
+        #expect(packets[6].summary == "handle 0x0016")
+    }
+
+    /// Connections that ended make room for new ones before any live one is forgotten.
+    @Test func endedConnectionsAreForgottenFirstAndUncounted() {
+        var decoder = TraceDecoder(withFields: false)
+        var number = 0
+        func decode(_ record: (HCIPacket, PacketDirection)) {
+            number += 1
+            _ = decoder.decode(CaptureRecord(number: number, index: 0, opcode: record.1 == .hostToController ? .aclTransmit : .eventPacket, timestamp: 0, payload: record.0.bytes))
+        }
+        for handle in 0..<UInt16(3 * TraceDecoder.maximumConnections) {
+            decode(AddressFilterTests.connected(handle, peer: BluetoothAddress(UInt64(handle) + 1)))
+            decode(AddressFilterTests.disconnected(handle))
+        }
+        #expect(decoder.forgottenConnections == 0)
+        for handle in 0..<UInt16(TraceDecoder.maximumConnections + 5) {
+            decode(AddressFilterTests.connected(0x0E00 - handle, peer: BluetoothAddress(UInt64(handle) + 1)))
+        }
+        #expect(decoder.forgottenConnections == 5)
     }
 
     /// A capture that starts a PDU (and a request) on 20,000 connections it never opened:
