@@ -44,7 +44,7 @@ swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" "${selectio
 status=$?
 end=$(date +%s)
 reports=$(grep -cE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: AddressSanitizer)' "$log")
-summary=$(grep -E 'Test run with [0-9]+ tests' "$log" | tail -n 1)
+summary=$(grep -E 'Test run with [0-9]+ tests?' "$log" | tail -n 1)
 echo "sanitize: $kind, $described: ${summary:-no test summary}; $reports sanitizer reports; $((end - start)) s (log: $log)"
 if [ "$reports" != 0 ]; then
     grep -A 12 -E '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: AddressSanitizer)' "$log" | head -n 80

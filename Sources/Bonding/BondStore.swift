@@ -35,14 +35,7 @@ public final class BondStore: Sendable {
 
     /// Opens the bond file of `identity` in `directory`, creating the directory (0700) and
     /// the file (with a fresh IRK) when they do not exist yet.
-    public convenience init(directory: String = BondDirectory.defaultPath, identity: Identity) throws(BondStoreError) {
-        var generator = SystemRandomNumberGenerator()
-        try self.init(directory: directory, identity: identity, using: &generator)
-    }
-
-    public init<Generator: RandomNumberGenerator>(
-        directory: String, identity: Identity, using generator: inout Generator
-    ) throws(BondStoreError) {
+    public init(directory: String = BondDirectory.defaultPath, identity: Identity) throws(BondStoreError) {
         try AtomicFile.makeDirectory(directory)
         let lock = try DirectoryLock(directory)
         var wanted: DeviceAddress?
@@ -60,7 +53,7 @@ public final class BondStore: Sendable {
         if let wanted, let existing = try Self.read(directory: directory, identity: wanted) {
             stored = existing
         } else {
-            let created = StoredBonds(local: try LocalIdentity.generate(address: wanted, using: &generator))
+            let created = StoredBonds(local: try LocalIdentity.generate(address: wanted))
             try Self.write(created, directory: directory)
             stored = created
         }

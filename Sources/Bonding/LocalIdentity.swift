@@ -29,6 +29,14 @@ public struct LocalIdentity: Sendable, Hashable {
         return try LocalIdentity(address: chosen, identityResolvingKey: .random(using: &generator))
     }
 
+    /// A fresh identity from the system's generator. Not by way of the generic form above:
+    /// given `SystemRandomNumberGenerator` (which has no storage) an unspecialised generic
+    /// call gets one placeholder address for every caller's generator, and ThreadSanitizer
+    /// reported two bond stores opened on two threads as a race there.
+    public static func generate(address: DeviceAddress?) throws(BondStoreError) -> LocalIdentity {
+        try LocalIdentity(address: address ?? DeviceAddress(.randomStatic(), type: .random), identityResolvingKey: .random())
+    }
+
     /// A fresh resolvable private address of ours.
     public func resolvablePrivateAddress<Generator: RandomNumberGenerator>(using generator: inout Generator) -> BluetoothAddress {
         .resolvablePrivate(irk: identityResolvingKey, using: &generator)
