@@ -369,6 +369,44 @@ struct HostilePeerTests {
         reserved.refused(.invalidParameters)
     }
 
+    @Test("a bonded peer's weaker re-pairing is refused and its bond kept; one at least as strong goes on; the option off lets any through")
+    func weakerRepairing() {
+        let passkeyBond = KeyStrength(authenticated: true, secureConnections: true, keySize: 16)
+        let justWorksBond = KeyStrength(authenticated: false, secureConnections: true, keySize: 16)
+        func responder(over bond: KeyStrength, _ request: PairingFeatures, _ configuration: PairingConfiguration = PairingConfiguration()) -> Script {
+            var script = Script(.responder, configuration)
+            script.machine.storedBondStrength = bond
+            script.peer(.pairingRequest(request))
+            return script
+        }
+        // Just Works over a bond made with a passkey: the attacker's downgrade.
+        let downgrade = responder(over: passkeyBond, secureJustWorks)
+        downgrade.refused(.authenticationRequirements)
+        #expect("\(downgrade.failure!)".contains("unauthenticated (Just Works) instead of authenticated"))
+        // Legacy over Secure Connections, and a shorter key.
+        var legacy = secureJustWorks
+        legacy.authenticationRequirements.remove(.secureConnections)
+        responder(over: justWorksBond, legacy).refused(.authenticationRequirements)
+        var short = secureJustWorks
+        short.maximumEncryptionKeySize = 10
+        responder(over: justWorksBond, short, PairingConfiguration(minimumKeySize: 7)).refused(.authenticationRequirements)
+        // As strong as the bond (a phone that forgot us pairs again), or no bond: answered.
+        for script in [responder(over: justWorksBond, secureJustWorks), Script(.responder)] {
+            var script = script
+            if script.sent.isEmpty { script.peer(.pairingRequest(secureJustWorks)) }
+            #expect(script.sent.first.map { if case .pairingResponse = $0 { true } else { false } } == true)
+            #expect(script.failure == nil)
+        }
+        // The option off: any pairing replaces the bond.
+        #expect(responder(over: passkeyBond, secureJustWorks, PairingConfiguration(refusesWeakerRepairing: false)).failure == nil)
+        // As initiator the Pairing Response decides.
+        var initiator = Script(.initiator)
+        initiator.machine.storedBondStrength = passkeyBond
+        initiator.input(.pair)
+        initiator.peer(.pairingResponse(secureResponse))
+        initiator.refused(.authenticationRequirements)
+    }
+
     @Test("a Pairing Failed from the peer ends the pairing without an answer")
     func peerFails() {
         var script = Script(.initiator)

@@ -26,11 +26,11 @@ struct SMPLink {
     func manager(
         _ configuration: PairingConfiguration = PairingConfiguration(), delegate: (any PairingDelegate)? = nil,
         smpTimeout: Duration = .seconds(30), pairingDeadline: Duration = SecurityManager.defaultPairingDeadline,
-        observer: SecurityManager.PairingObserver? = nil, logs: LogCapture? = nil
+        observer: SecurityManager.PairingObserver? = nil, storedBond: SecurityManager.BondLookup? = nil, logs: LogCapture? = nil
     ) throws -> SecurityManager {
         try SecurityManager(
             connection: connection, channels: harness.manager, configuration: configuration, delegate: delegate,
-            observer: observer, smpTimeout: smpTimeout, pairingDeadline: pairingDeadline, random: SeededRandom(seed: 5),
+            storedBond: storedBond, observer: observer, smpTimeout: smpTimeout, pairingDeadline: pairingDeadline, random: SeededRandom(seed: 5),
             logger: LogCapture.logger(SecurityManager.defaultLogLabel, from: logs))
     }
 

@@ -21,6 +21,43 @@ struct SecurityManagerHostileTests {
         }
     }
 
+    /// The driver hands the machine the bond of the peer's address (the lookup resolves
+    /// RPAs too) before each Pairing Request: a peer on a bonded device's address that asks
+    /// for Just Works over its passkey bond is refused; without the bond it is answered.
+    @Test("peripheral: Just Works asked from the address of a peer bonded with a passkey is refused, the bond kept")
+    func downgradeFromABondedAddressIsRefused() async throws {
+        let key = LongTermKey(key: SMPValue128(7), ediv: 0, rand: 0, keySize: 16)
+        for bonded in [true, false] {
+            let link = try await SMPLink.make(role: .peripheral)
+            let peer = link.connection.peer
+            let lookups = Lock(0)
+            let manager = try link.manager(storedBond: { address in
+                lookups.withLock { $0 += 1 }
+                guard bonded, address == peer else { return nil }
+                return Bond(peer: peer, peerKeys: DistributedKeys(longTermKey: key), localKeys: DistributedKeys(longTermKey: key),
+                            authenticated: true, secureConnections: true, createdAt: 0)
+            })
+            await link.peerSends(.pairingRequest(secureJustWorks))
+            let answer = try await link.nextSent()
+            if bonded {
+                #expect(answer == .pairingFailed(.authenticationRequirements))
+                let error = try await withDeadline("the refused pairing's result", seconds: 10) { await pairingError { try await manager.nextPairingResult() } }
+                guard case let .refused(.authenticationRequirements, why)? = error else {
+                    Issue.record("expected a refusal, got \(String(describing: error))")
+                    continue
+                }
+                #expect(why.contains("remove the bond"))
+            } else {
+                guard case .pairingResponse = answer else {
+                    Issue.record("expected a Pairing Response, got \(answer)")
+                    continue
+                }
+            }
+            #expect(lookups.withLock { $0 } >= 1)
+            manager.close()
+        }
+    }
+
     @Test("a Security Request every 5 ms while the central waits for the Pairing Response does not hold off the SMP timer")
     func securityRequestsDoNotResetTheTimer() async throws {
         let link = try await SMPLink.make(role: .central)

@@ -335,7 +335,14 @@ public final class SecurityManager: Sendable {
 
     func feed(_ input: PairingInput) {
         var dropped: Int?
+        // The bond a Pairing Request or Response would replace, looked up before the lock
+        // (the store has a lock of its own).
+        var storedBond: KeyStrength??
+        if case let .received(bytes) = input, bytes.first == SMPCode.pairingRequest.rawValue || bytes.first == SMPCode.pairingResponse.rawValue {
+            storedBond = .some(self.storedBond?(connection.peer)?.keyStrength)
+        }
         let actions = state.withLock { state -> [PairingAction] in
+            if case let .some(strength) = storedBond { state.machine.storedBondStrength = strength }
             if case .received = input {
                 // The bound on what a peer can make us queue (see workLimit).
                 guard state.queuedWork < Self.workLimit else {

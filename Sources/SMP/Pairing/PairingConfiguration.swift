@@ -29,12 +29,18 @@ public struct PairingConfiguration: Sendable {
     public var pairable: Bool
     /// OOB data received from the peer out of band, if any.
     public var peerOOBData: OOBData?
+    /// Refuse (Authentication Requirements) a pairing with a bonded peer that would make
+    /// weaker keys than its bond holds: unauthenticated over authenticated, legacy over
+    /// Secure Connections, or a shorter key (``KeyStrength``). The bond is kept; removing
+    /// it lets the peer pair that way. A pairing at least as strong replaces the bond (a
+    /// phone that forgot us pairs again). False: any pairing replaces the bond.
+    public var refusesWeakerRepairing: Bool
 
     public init(
         ioCapability: IOCapability = .noInputNoOutput, bonding: Bool = true, mitm: Bool = false, requireMITM: Bool = false,
         secureConnections: Bool = true, secureConnectionsOnly: Bool = false, minimumKeySize: Int = 16,
         localIdentity: IdentityKey? = nil, localSigningKey: SMPValue128? = nil, allowDebugKeys: Bool = false,
-        pairable: Bool = true, peerOOBData: OOBData? = nil
+        pairable: Bool = true, peerOOBData: OOBData? = nil, refusesWeakerRepairing: Bool = true
     ) {
         self.ioCapability = ioCapability
         self.bonding = bonding
@@ -48,6 +54,7 @@ public struct PairingConfiguration: Sendable {
         self.allowDebugKeys = allowDebugKeys
         self.pairable = pairable
         self.peerOOBData = peerOOBData
+        self.refusesWeakerRepairing = refusesWeakerRepairing
     }
 
     /// The range a key size field may take (Core Vol 3 Part H 2.3.4).

@@ -26,6 +26,10 @@ public struct PairingMachine: Sendable {
     /// Set by the driver while this peer is in the repeated-attempts wait: a new pairing
     /// it starts is refused with Repeated Attempts.
     public var repeatedAttemptsBlocked = false
+    /// Set by the driver before a Pairing Request or Response is handled: the protection
+    /// of the bond the peer already has with us, if any (see
+    /// ``PairingConfiguration/refusesWeakerRepairing``).
+    public var storedBondStrength: KeyStrength?
 
     var random: any RandomNumberGenerator & Sendable
     var step: Step = .idle
@@ -331,6 +335,10 @@ public struct PairingMachine: Sendable {
         let method = PairingMethod.select(initiator: request, responder: response, secureConnections: secure)
         if configuration.requireMITM && !method.isAuthenticated {
             return fail(.authenticationRequirements, "MITM protection is required but the IO capabilities only allow Just Works")
+        }
+        if configuration.refusesWeakerRepairing, let stored = storedBondStrength,
+           let shortfall = stored.shortfall(of: KeyStrength(authenticated: method.isAuthenticated, secureConnections: secure, keySize: keySize)) {
+            return fail(.authenticationRequirements, "the peer is bonded and this pairing would replace its keys with weaker ones (\(shortfall)); the bond is kept. Pair with a method at least as strong, or remove the bond first to pair this way")
         }
         if method == .outOfBand {
             switch (secure, configuration.peerOOBData) {
