@@ -38,7 +38,7 @@ final class HostLink: PeripheralLink {
             try? await connection.disconnect(reason: reason)
         }
         let bonds = policy.bonds
-        let saving = BondSaving(bonds)
+        let saving = BondSaving(bonds, refusesWeakerRepairing: policy.pairing.refusesWeakerRepairing)
         self.saving = saving
         let paired = self.paired
         do {
@@ -131,9 +131,15 @@ extension PairingKeysSummary {
 /// end before it wakes that caller, so the caller always reads its own pairing's save.
 final class BondSaving: Sendable {
     let bonds: BondStore?
+    /// ``PairingConfiguration/refusesWeakerRepairing``, applied again here to the identity
+    /// the peer distributed (SMP could only check the address it connected from).
+    let refusesWeakerRepairing: Bool
     private let result = Lock<Result<Bool, BondStoreError>?>(nil)
 
-    init(_ bonds: BondStore?) { self.bonds = bonds }
+    init(_ bonds: BondStore?, refusesWeakerRepairing: Bool = true) {
+        self.bonds = bonds
+        self.refusesWeakerRepairing = refusesWeakerRepairing
+    }
 
     /// True saved; false when the pairing did not bond or there is no store.
     var last: Result<Bool, BondStoreError>? { result.withLock { $0 } }
@@ -144,11 +150,21 @@ final class BondSaving: Sendable {
             HostLog.logger.warning("bond not saved: the peer paired from a private address and distributed no identity, so it could not be found again", metadata: ["peer": "\(keys.peer)"])
             outcome = .success(false)
         } else if keys.bonded, let bonds {
-            do {
-                try bonds.save(keys.bond(createdAt: Int64(time(nil))))
-                outcome = .success(true)
-            } catch {
-                outcome = .failure(error)
+            let bond = keys.bond(createdAt: Int64(time(nil)))
+            if refusesWeakerRepairing, let stored = bonds.bond(for: bond.peer), stored.peer == bond.peer,
+               let strength = stored.keyStrength, let new = bond.keyStrength, let shortfall = strength.shortfall(of: new) {
+                // A peer on an address we did not know that names a stronger bond's identity:
+                // the pairing happened, but it does not replace that bond.
+                let refusal = BondStoreError.strongerBondKept(peer: bond.peer, shortfall: shortfall)
+                HostLog.logger.warning("\(refusal)", metadata: ["peer": "\(keys.peer)"])
+                outcome = .failure(refusal)
+            } else {
+                do {
+                    try bonds.save(bond)
+                    outcome = .success(true)
+                } catch {
+                    outcome = .failure(error)
+                }
             }
         } else {
             outcome = .success(false)

@@ -40,7 +40,9 @@ extension PeripheralLink {
 /// What raising a link's security did.
 public enum SecurityOutcome: Sendable, CustomStringConvertible {
     /// SMP ran on this link. `bondSaved`: the keys were written to the bond store (false
-    /// when the pairing did not bond or no store is configured).
+    /// when the pairing did not bond, no store is configured, or the store kept what it
+    /// had: a peer that gave no identity, or a stronger bond of the identity it gave; the
+    /// host logs which).
     case paired(PairingKeysSummary, bondSaved: Bool)
     /// The link was encrypted with a stored bond's key, without pairing.
     case encryptedWithBond(authenticated: Bool, keySize: Int)
@@ -51,7 +53,7 @@ public enum SecurityOutcome: Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .paired(keys, saved):
-            "paired: \(keys)" + (saved ? ", bond saved" : keys.bonded ? ", bond not saved (no bond store)" : ", no bonding")
+            "paired: \(keys)" + (saved ? ", bond saved" : keys.bonded ? ", bond not saved" : ", no bonding")
         case let .encryptedWithBond(authenticated, keySize):
             "encrypted with the stored bond (\(authenticated ? "authenticated" : "unauthenticated"), \(keySize)-octet key)"
         case let .kernel(level):

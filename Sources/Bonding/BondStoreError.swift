@@ -20,6 +20,9 @@ public enum BondStoreError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The new set of bonds would make a file larger than the store reads back; nothing
     /// was written.
     case tooLarge(path: String, bytes: Int, bonds: Int)
+    /// A pairing's keys were weaker than those of the bond already stored for the identity
+    /// the peer gave (`shortfall` says how); that bond was kept and the new keys not stored.
+    case strongerBondKept(peer: DeviceAddress, shortfall: String)
 
     public var description: String {
         switch self {
@@ -42,6 +45,10 @@ public enum BondStoreError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .tooLarge(path, bytes, bonds):
             return "\(bonds) bonds would make \(path) \(bytes) bytes, more than the \(AtomicFile.maximumSize) a bond file may have; "
                 + "nothing was written. Remove bonds that are no longer used (bareble-central bonds list, bonds remove)."
+        case let .strongerBondKept(peer, shortfall):
+            return "the pairing's keys were not stored: \(peer) already has a bond with stronger keys, which was kept "
+                + "(this pairing: \(shortfall)). If that is really the same device, remove its bond "
+                + "(bareble-central bonds remove \(peer.address)) and pair again."
         case let .invalidIdentity(address):
             return "\(address) cannot be a local identity address: use the controller's public address "
                 + "or a random static address (top two bits 0b11)."

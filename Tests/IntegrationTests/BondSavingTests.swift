@@ -29,6 +29,36 @@ import TestSupport
         #expect(store.bonds.isEmpty)
     }
 
+    /// A peer on an RPA we cannot resolve pairs Just Works and names, as its identity, a
+    /// device bonded with a passkey: SMP could not know whom it would replace, the save
+    /// does. The same keys for an unknown identity, or with the option off, are saved.
+    @Test func weakerKeysDoNotReplaceAStrongerBondOfTheIdentityGiven() throws {
+        let store = try BondStore(directory: scratchDirectory(), identity: .public(Self.local))
+        let victim = DeviceAddress(BluetoothAddress(0x0011_2233_4455), type: .public)
+        var passkey = Self.keys(from: victim)
+        passkey.authenticated = true
+        passkey.method = .numericComparison
+        let saving = BondSaving(store)
+        saving.save(passkey)
+        #expect(saving.last == .success(true))
+        let attacker = DeviceAddress(BluetoothAddress(0x4A11_2233_4455), type: .random)
+        saving.save(Self.keys(from: attacker, identity: victim))
+        guard case let .failure(.strongerBondKept(peer, shortfall))? = saving.last else {
+            Issue.record("the weaker keys were not refused: \(String(describing: saving.last))")
+            return
+        }
+        #expect(peer == victim && shortfall.contains("unauthenticated"))
+        #expect(store.bonds.count == 1 && store.bonds.first?.authenticated == true)
+        #expect("\(BondStoreError.strongerBondKept(peer: peer, shortfall: shortfall))".contains("bonds remove 00:11:22:33:44:55"))
+        let other = DeviceAddress(BluetoothAddress(0x0011_2233_4466), type: .public)
+        saving.save(Self.keys(from: attacker, identity: other))
+        #expect(saving.last == .success(true))
+        let open = BondSaving(store, refusesWeakerRepairing: false)
+        open.save(Self.keys(from: attacker, identity: victim))
+        #expect(open.last == .success(true))
+        #expect(store.bond(for: victim)?.authenticated == false)
+    }
+
     @Test func bondsOfIdentifiedPeersAreSaved() throws {
         let store = try BondStore(directory: scratchDirectory(), identity: .public(Self.local))
         let saving = BondSaving(store)
