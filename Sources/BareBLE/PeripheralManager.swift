@@ -51,6 +51,11 @@ public final class PeripheralManager: Sendable {
         public var indicationsRefusedFull = 0
         /// Indications that failed after being queued: link gone, no confirmation in time.
         public var indicationsFailed = 0
+        /// Values not sent to a subscribed central because it enabled robust caching and is
+        /// change-unaware (Part G 2.5.2.1: only Service Changed goes to it until it reads
+        /// the Database Hash, meets Database Out Of Sync or confirms Service Changed). Not a
+        /// refusal: `updateValue` still returns true for it.
+        public var valuesWithheldFromChangeUnaware = 0
         /// Events a full ``events()`` stream dropped (its oldest).
         public var droppedEvents = 0
         /// A bonded central's GATT state that could not be written to, or read from, the
@@ -329,7 +334,9 @@ public final class PeripheralManager: Sendable {
         store.setValue(value, at: valueHandle)
         let only = centrals.map { Set($0.map(\.handle)) }
         var delivered = true
-        for (bearer, configuration) in store.subscribers(of: valueHandle).sorted(by: { $0.key < $1.key })
+        let (subscribers, withheld) = store.recipients(of: valueHandle)
+        if withheld > 0 { links.withLock { $0.statistics.valuesWithheldFromChangeUnaware += withheld } }
+        for (bearer, configuration) in subscribers.sorted(by: { $0.key < $1.key })
         where only?.contains(bearer) ?? true {
             guard let server = links.withLock({ $0.servers[bearer] }) else { continue }
             let sent = configuration.contains(.notification)

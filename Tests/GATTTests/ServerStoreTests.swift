@@ -301,6 +301,64 @@ import Testing
         #expect(store.admit(Self.writeCommand, context: context) == nil)
     }
 
+    /// Part G 2.5.2.1 lists what gets Database Out Of Sync: a request at an attribute handle
+    /// or list of them, and a Read By Type of another type than «Include» or
+    /// «Characteristic» over less than the whole range. Discovery by range is served (the
+    /// client needs it to catch up), and does not use up the one 0x12.
+    @Test func robustCachingServesDiscoveryAndNamesTheRequestsThatGetOutOfSync() async throws {
+        let store = try Self.makeStore()
+        let context = Self.context(1)
+        #expect(try await write(store, 0x000B, [0x01]) == nil)
+        _ = try store.addServices([declaredBattery()])
+        let served: [ATTPDU] = [
+            .findInformationRequest(FindInformationRequest(startingHandle: 1, endingHandle: 0xFFFF)),
+            .readByGroupTypeRequest(ReadByGroupTypeRequest(startingHandle: 1, endingHandle: 0xFFFF, attributeGroupType: GATTUUID.primaryService)),
+            .findByTypeValueRequest(FindByTypeValueRequest(startingHandle: 1, endingHandle: 0xFFFF, attributeType: 0x2800, attributeValue: [0x0F, 0x18])),
+            .readByTypeRequest(ReadByTypeRequest(startingHandle: 0x10, endingHandle: 0x20, attributeType: GATTUUID.characteristicDeclaration)),
+            .readByTypeRequest(ReadByTypeRequest(startingHandle: 0x10, endingHandle: 0x20, attributeType: GATTUUID.include)),
+            .readByTypeRequest(ReadByTypeRequest(startingHandle: 1, endingHandle: 0xFFFF, attributeType: Self.notifying)),
+        ]
+        for request in served { #expect(store.admit(request, context: context) == nil, "\(request)") }
+        let outOfSync: [ATTPDU] = [
+            .readByTypeRequest(ReadByTypeRequest(startingHandle: 0x10, endingHandle: 0x20, attributeType: Self.notifying)),
+            Self.readRequest,
+            .readBlobRequest(ReadBlobRequest(attributeHandle: 0x0012, valueOffset: 1)),
+            .readMultipleRequest(try ReadMultipleRequest(setOfHandles: [0x0012, 0x0014])),
+            .writeRequest(WriteRequest(attributeHandle: 0x0012, attributeValue: [1])),
+            .prepareWriteRequest(PrepareWriteRequest(attributeHandle: 0x0012, valueOffset: 0, partAttributeValue: [1])),
+            .executeWriteRequest(ExecuteWriteRequest(flags: .immediatelyWriteAllPendingPreparedValues)),
+        ]
+        for request in outOfSync {
+            // Each on a new change: the first of each gets the 0x12, the next request is served.
+            _ = try store.addServices([declaredBattery()])
+            for discovery in served { #expect(store.admit(discovery, context: context) == nil) }
+            #expect(store.admit(request, context: context) == .databaseOutOfSync, "\(request)")
+            #expect(store.admit(served[0], context: context) == nil)
+            #expect(store.admit(Self.writeCommand, context: context) == nil, "change-aware again")
+        }
+    }
+
+    /// Part G 2.5.2.1: nothing but the Service Changed indication goes to a change-unaware
+    /// client that enabled robust caching; others keep getting their notifications.
+    @Test func valuesAreWithheldFromChangeUnawareRobustClientsOnly() async throws {
+        let store = try Self.makeStore()
+        for bearer: UInt16 in [1, 2] {
+            #expect(try await write(store, 0x0016, [0x01, 0x00], bearer: bearer) == nil)
+            #expect(try await write(store, 0x0009, [0x02, 0x00], bearer: bearer) == nil)
+        }
+        #expect(try await write(store, 0x000B, [0x01], bearer: 1) == nil)
+        #expect(store.recipients(of: 0x0014).subscribers.keys.sorted() == [1, 2])
+        _ = try store.addServices([declaredBattery()])
+        let withheld = store.recipients(of: 0x0014)
+        #expect(withheld.subscribers.keys.sorted() == [2] && withheld.withheld == 1)
+        #expect(store.subscribers(of: 0x0014).keys.sorted() == [1, 2], "the CCCD itself is kept")
+        #expect(store.recipients(of: 0x0008).subscribers.keys.sorted() == [1, 2], "Service Changed still goes")
+        #expect(store.admit(Self.readRequest, context: Self.context(1)) == .databaseOutOfSync)
+        #expect(store.admit(Self.readRequest, context: Self.context(1)) == nil)
+        #expect(store.recipients(of: 0x0014).subscribers.keys.sorted() == [1, 2])
+        #expect(store.recipients(of: 0x0014).withheld == 0)
+    }
+
     /// Without Robust Caching in its features a client never sees 0x12; a confirmed
     /// Service Changed makes a client change-aware.
     @Test func robustCachingOnlyForClientsThatEnabledIt() async throws {

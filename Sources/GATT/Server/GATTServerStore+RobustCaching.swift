@@ -3,12 +3,17 @@ import ATT
 extension GATTServerStore.State {
     /// Robust caching (Core 5.4 Vol 3 Part G 2.5.2.1), for a client that enabled it in its
     /// Client Supported Features (a client that did not cannot read Database Out Of Sync,
-    /// so it is never sent one; BlueZ decides the same):
-    /// - a change-unaware client's commands are ignored;
-    /// - its first request is answered Database Out Of Sync (0x12), except Exchange MTU
-    ///   (no attribute involved) and a Read By Type of the Database Hash (0x2B2A), the
-    ///   way the specification gives it to find out; either then lets its next request make
-    ///   it change-aware, and that request is served.
+    /// so it is never sent one; BlueZ decides the same). While it is change-unaware:
+    /// - its commands are ignored;
+    /// - the first request the specification names gets Database Out Of Sync (0x12): one
+    ///   at an attribute handle or a list of them (Read, Read Blob, Read Multiple and
+    ///   Multiple Variable, Write, Prepare and Execute Write), or a Read By Type of a type
+    ///   other than «Include» or «Characteristic» over less than 0x0001-0xFFFF. Exchange
+    ///   MTU and discovery by range are served: the client needs them to catch up, and
+    ///   reads the Database Hash with a Read By Type over the whole range;
+    /// - after that 0x12, or after it read the Database Hash, its next request makes it
+    ///   change-aware, and is served;
+    /// - nothing but the Service Changed indication is sent to it (``recipients(of:)``).
     /// `becameAware`: this request made the client change-aware (a bond keeps that).
     mutating func admit(_ request: ATTPDU, bearer: UInt16) -> (error: ATTErrorCode?, becameAware: Bool) {
         guard var client = clients[bearer], client.supportedFeatures.contains(.robustCaching), !client.isChangeAware else {
@@ -23,16 +28,45 @@ extension GATTServerStore.State {
         case .response, .notification, .indication, .confirmation, nil:
             return (nil, false)
         }
-        if case .exchangeMTURequest = request { return (nil, false) }
-        if case .readByTypeRequest(let read) = request, read.attributeType == GATTUUID.databaseHash { return (nil, false) }
         if client.sentOutOfSync || client.readHashWhileUnaware {
             client.isChangeAware = true
             client.sentOutOfSync = false
             client.readHashWhileUnaware = false
             return (nil, true)
         }
+        guard Self.getsOutOfSync(request) else { return (nil, false) }
         client.sentOutOfSync = true
         return (.databaseOutOfSync, false)
+    }
+
+    /// The requests Part G 2.5.2.1 answers with Database Out Of Sync for a change-unaware
+    /// client.
+    static func getsOutOfSync(_ request: ATTPDU) -> Bool {
+        switch request {
+        case .readRequest, .readBlobRequest, .readMultipleRequest, .readMultipleVariableRequest,
+             .writeRequest, .prepareWriteRequest, .executeWriteRequest:
+            return true
+        case let .readByTypeRequest(read):
+            let declaration = read.attributeType == GATTUUID.include || read.attributeType == GATTUUID.characteristicDeclaration
+            return !declaration && (read.startingHandle != 0x0001 || read.endingHandle != 0xFFFF)
+        default:
+            return false
+        }
+    }
+
+    /// ``GATTServerStore/recipients(of:)`` under the lock.
+    func recipients(of valueHandle: UInt16) -> (subscribers: [UInt16: ClientCharacteristicConfiguration], withheld: Int) {
+        let serviceChanged = valueHandle == table.handle(of: .serviceChanged)
+        var withheld = 0
+        let subscribers = clients.compactMapValues { client -> ClientCharacteristicConfiguration? in
+            guard let configuration = client.configurations[valueHandle] else { return nil }
+            if !serviceChanged, !client.isChangeAware, client.supportedFeatures.contains(.robustCaching) {
+                withheld += 1
+                return nil
+            }
+            return configuration
+        }
+        return (subscribers, withheld)
     }
 }
 

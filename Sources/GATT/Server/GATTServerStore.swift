@@ -200,11 +200,18 @@ public final class GATTServerStore: ATTAttributeStore {
     }
 
     /// The bearers subscribed to the characteristic whose value is at `valueHandle`, with
-    /// what they asked for: whom the driver notifies or indicates.
+    /// what they asked for (their CCCDs).
     public func subscribers(of valueHandle: UInt16) -> [UInt16: ClientCharacteristicConfiguration] {
         state.withLock { state in
             state.clients.compactMapValues { $0.configurations[valueHandle] }
         }
+    }
+
+    /// Whom the driver notifies or indicates a new value of `valueHandle`: its subscribers,
+    /// less the change-unaware clients that enabled robust caching, to which nothing but the
+    /// Service Changed indication may go (Part G 2.5.2.1); `withheld` counts those.
+    public func recipients(of valueHandle: UInt16) -> (subscribers: [UInt16: ClientCharacteristicConfiguration], withheld: Int) {
+        state.withLock { $0.recipients(of: valueHandle) }
     }
 }
 
