@@ -204,12 +204,19 @@ public final class KernelL2CAPSocket: Sendable {
     }
 
     static func setSecurity(_ fd: Int32, _ level: SecurityLevel) throws(KernelSocketError) {
-        var security = bt_security()
-        security.level = level.rawValue
-        guard setsockopt(fd, SOL_BLUETOOTH, BT_SECURITY, &security, socklen_t(MemoryLayout<bt_security>.size)) == 0 else {
+        var requested = bt_security()
+        requested.level = level.rawValue
+        guard setsockopt(fd, SOL_BLUETOOTH, BT_SECURITY, &requested, socklen_t(MemoryLayout<bt_security>.size)) == 0 else {
             let code = errno
-            // On a connected LE socket EINVAL means the kernel has no SMP for the adapter.
-            if code == EINVAL, level != .low { throw .securityUnavailable }
+            // On a connected LE socket EINVAL is smp_conn_security refusing: the adapter has
+            // no SMP (brought up without the management interface), or the link is already
+            // at the level (a key the kernel holds encrypted it first: seen once in the
+            // kernel lane, reported as no SMP), or it just went. Only the first is an error
+            // here; a link gone fails the next send.
+            if code == EINVAL, level != .low {
+                if let current = security(fd), current.level.rawValue >= level.rawValue { return }
+                throw .securityUnavailable
+            }
             throw .from(errno: code, operation: "setsockopt(BT_SECURITY)", peer: nil)
         }
     }
@@ -234,7 +241,9 @@ public final class KernelL2CAPSocket: Sendable {
     /// The link's security level and encryption key size (octets, 0 while unencrypted).
     /// On a connected socket the kernel reports the link's own (`hci_conn`) level and key
     /// size, so this follows a pairing or encryption the peer started, too.
-    public var security: (level: SecurityLevel, keySize: UInt8)? {
+    public var security: (level: SecurityLevel, keySize: UInt8)? { Self.security(fd) }
+
+    static func security(_ fd: Int32) -> (level: SecurityLevel, keySize: UInt8)? {
         var security = bt_security()
         var length = socklen_t(MemoryLayout<bt_security>.size)
         guard getsockopt(fd, SOL_BLUETOOTH, BT_SECURITY, &security, &length) == 0,
