@@ -181,6 +181,23 @@ import TestSupport
         #expect(fixture.store.value(at: 0x0008) == (0..<100).map { UInt8($0) })
     }
 
+    /// The database changed between Prepare and Execute (Part G 7.1: the application may
+    /// add or remove services at any time): the attribute now at 0x0008 needs encryption to
+    /// be written. The queued part was checked against the one before; writing it into the
+    /// new one would pass round its permission. Execute answers Invalid Handle and writes
+    /// nothing.
+    @Test func executeWriteWritesOnlyTheAttributesThePartsWerePreparedFor() async throws {
+        let fixture = ServerFixture()
+        try await fixture.converse([("16 08 00 00 00 AA BB", "17 08 00 00 00 AA BB")])
+        let protected = ATTAttribute(handle: 0x0008, type: BluetoothUUID(UInt16(0x2A19)), permissions: .init(read: .init(protection: .encryption), write: .init(protection: .encryption)))
+        fixture.store.add(protected, value: [0x01])
+        try await fixture.converse([("18 01", "01 18 08 00 01")])
+        #expect(fixture.store.value(at: 0x0008) == [0x01])
+        #expect(fixture.store.writes.isEmpty)
+        // The queue is empty afterwards, as after any Execute.
+        try await fixture.converse([("18 01", "19")])
+    }
+
     @Test func prepareQueueFullAtTheQuota() async throws {
         let fixture = ServerFixture()
         let prepares = (0..<32).map { index in

@@ -46,8 +46,10 @@ extension ATTRequestProcessor {
     }
 
     /// Execute Write (3.4.6.3). Flags 0x00 empties the queue; 0x01 composes each queued
-    /// attribute's value, checks every offset (Invalid Offset, 0x07) and length (Invalid
-    /// Attribute Value Length, 0x0D, past 512) before writing anything, then writes the
+    /// attribute's value, checks that each handle still holds the attribute its parts were
+    /// prepared for (Invalid Handle, 0x01, after a database change), every offset (Invalid
+    /// Offset, 0x07) and length (Invalid Attribute Value Length, 0x0D, past 512) before
+    /// writing anything, then writes the
     /// values in the order their attributes were first prepared, as `.reliable`. The queue
     /// is empty afterwards whatever happened. Another Flags value is Invalid PDU (0x04)
     /// and leaves the queue as it was.
@@ -70,6 +72,12 @@ extension ATTRequestProcessor {
         var values: [(attribute: ATTAttribute, value: [UInt8])] = []
         for group in queue.takeAll() {
             let attribute = group.attribute
+            // The parts were checked against the attribute there when they were prepared; the
+            // database may have changed since (services added or removed), and writing them
+            // into another attribute would pass round its permissions.
+            guard try self.attribute(at: attribute.handle) == attribute else {
+                throw ATTRequestFailure(handle: attribute.handle, code: .invalidHandle)
+            }
             var value: [UInt8] = []
             if let first = group.parts.first, first.offset != 0 {
                 switch await store.read(attribute, context: context) {
