@@ -2,16 +2,19 @@ import BluetoothCore
 import GATT
 
 /// What a bond keeps of a GATT client (``PeripheralManager/bondedStateAttachment``), as
-/// JSON: `{"configurations":[HANDLE,VALUE,...],"supportedFeatures":N,"databaseHash":[...],
-/// "wasChangeAware":BOOL}`, the layout Foundation's JSONEncoder gave the files written
-/// before (a dictionary with integer keys as alternating keys and values), so they still
-/// read.
+/// JSON: `{"configurations":[HANDLE,VALUE,...],"characteristicTypes":[HANDLE,"UUID",...],
+/// "supportedFeatures":N,"databaseHash":[...],"wasChangeAware":BOOL}`, the layout
+/// Foundation's JSONEncoder gave the files written before (a dictionary with integer keys
+/// as alternating keys and values), so they still read; those have no
+/// `characteristicTypes`.
 enum BondedClientStateFile {
     static func encode(_ state: GATTBondedClientState) -> [UInt8] {
         let configurations = state.configurations.sorted { $0.key < $1.key }.flatMap { [JSONValue.int(Int($0.key)), .int(Int($0.value))] }
+        let types = state.characteristicTypes.sorted { $0.key < $1.key }.flatMap { [JSONValue.int(Int($0.key)), .string($0.value.description)] }
         var writer = JSONWriter()
         JSONValue.object([
             ("configurations", .array(configurations)),
+            ("characteristicTypes", .array(types)),
             ("supportedFeatures", .int(Int(state.supportedFeatures))),
             ("databaseHash", .array(state.databaseHash.map { .int(Int($0)) })),
             ("wasChangeAware", .bool(state.wasChangeAware)),
@@ -33,8 +36,18 @@ enum BondedClientStateFile {
             configurations[handle] = value
         }
         guard !hash.contains(nil) else { return nil }
+        var types: [UInt16: BluetoothUUID] = [:]
+        if let list = file["characteristicTypes"] {
+            guard let entries = list.arrayValue, entries.count.isMultiple(of: 2) else { return nil }
+            for index in stride(from: 0, to: entries.count, by: 2) {
+                guard let handle = entries[index].intValue.flatMap(UInt16.init(exactly:)),
+                    let type = entries[index + 1].stringValue.flatMap(BluetoothUUID.init)
+                else { return nil }
+                types[handle] = type
+            }
+        }
         return GATTBondedClientState(
-            configurations: configurations, supportedFeatures: supportedFeatures, databaseHash: hash.compactMap { $0 },
-            wasChangeAware: wasChangeAware)
+            configurations: configurations, characteristicTypes: types, supportedFeatures: supportedFeatures,
+            databaseHash: hash.compactMap { $0 }, wasChangeAware: wasChangeAware)
     }
 }

@@ -429,5 +429,39 @@ import Testing
         #expect(store.bondedState(bearer: 9).configurations == [0x0014: 0x0002])
     }
 
+    /// A bonded client subscribed to the test service's notifying value (0x0014, FFF2). While
+    /// it is away the service is removed and another added in its place: 0x0014 is now a
+    /// heart rate measurement, which also notifies. Its CCCD must not come back there (the
+    /// client would get values it never asked for); one on a characteristic of the same
+    /// type at the same handle does. A state saved before types were recorded keeps the
+    /// old rule (any characteristic that can notify).
+    @Test func aRestoredCCCDNeedsTheSameCharacteristicTypeAtItsHandle() async throws {
+        let store = try Self.makeStore()
+        #expect(try await write(store, 0x0016, [0x01, 0x00]) == nil)
+        let bonded = store.bondedState(bearer: 1)
+        #expect(bonded.characteristicTypes == [0x0014: Self.notifying])
+        store.bearerClosed(Self.context(1))
+        _ = try store.removeService(at: 0x0010)
+        func replacement(_ uuid: BluetoothUUID) -> GATTDatabase.Service {
+            GATTDatabase.Service(uuid: Self.testService, characteristics: [
+                GATTDatabase.Characteristic(uuid: Self.stored, properties: [.read], value: [1]),
+                GATTDatabase.Characteristic(uuid: uuid, properties: [.notify], value: [0]),
+            ])
+        }
+        _ = try store.addServices([replacement(BluetoothUUID(UInt16(0x2A37)))])
+        #expect(store.database.characteristic(BluetoothUUID(UInt16(0x2A37)))?.valueHandle == 0x0014)
+        store.restoreBondedState(bonded, bearer: 2, ifOpen: { true })
+        #expect(store.bondedState(bearer: 2).configurations.isEmpty)
+        var untyped = bonded
+        untyped.characteristicTypes = [:]
+        store.restoreBondedState(untyped, bearer: 3, ifOpen: { true })
+        #expect(store.bondedState(bearer: 3).configurations == [0x0014: 0x0001])
+
+        _ = try store.removeService(at: 0x0010)
+        _ = try store.addServices([replacement(Self.notifying)])
+        store.restoreBondedState(bonded, bearer: 4, ifOpen: { true })
+        #expect(store.bondedState(bearer: 4).configurations == [0x0014: 0x0001])
+    }
+
     func hex(_ value: UInt16) -> String { Hex.string([UInt8(value >> 8), UInt8(value & 0xFF)]) }
 }

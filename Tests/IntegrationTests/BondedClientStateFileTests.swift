@@ -1,3 +1,4 @@
+import BluetoothCore
 import GATT
 import Testing
 @testable import BareBLE
@@ -20,6 +21,9 @@ import Testing
         for state in [
             GATTBondedClientState(configurations: [:], supportedFeatures: 0, databaseHash: [], wasChangeAware: false),
             GATTBondedClientState(configurations: [0x0010: 0x0001, 0xFFFF: 0x0002, 0x0003: 0xFFFF], supportedFeatures: 0x07, databaseHash: Array(0...15), wasChangeAware: true),
+            GATTBondedClientState(
+                configurations: [0x0010: 0x0001, 0x0014: 0x0002], characteristicTypes: [0x0010: BluetoothUUID(UInt16(0x2A37)), 0x0014: BluetoothUUID("B4AE0005-7E57-4BA2-B1E0-00000000C0DE")!],
+                supportedFeatures: 0x01, databaseHash: Array(0...15), wasChangeAware: false),
         ] {
             #expect(BondedClientStateFile.decode(BondedClientStateFile.encode(state)) == state)
         }
@@ -36,6 +40,9 @@ import Testing
         #"{"databaseHash":[],"configurations":[],"wasChangeAware":true,"supportedFeatures":300}"#,
         #"{"databaseHash":[],"configurations":{"28":1},"wasChangeAware":true,"supportedFeatures":0}"#,
         #"{"databaseHash":[],"configurations":[],"wasChangeAware":true}"#,
+        #"{"databaseHash":[],"configurations":[],"characteristicTypes":[28],"wasChangeAware":true,"supportedFeatures":0}"#,
+        #"{"databaseHash":[],"configurations":[],"characteristicTypes":[28,"not a uuid"],"wasChangeAware":true,"supportedFeatures":0}"#,
+        #"{"databaseHash":[],"configurations":[],"characteristicTypes":[70000,"2A37"],"wasChangeAware":true,"supportedFeatures":0}"#,
     ])
     func aDamagedFileIsRefused(_ text: String) {
         #expect(BondedClientStateFile.decode(Array(text.utf8)) == nil)

@@ -1,3 +1,4 @@
+import BluetoothCore
 import ATT
 
 /// What our server keeps for one bearer (one client): its CCCDs, its Client Supported
@@ -29,13 +30,21 @@ struct GATTServerClient: Sendable, Hashable {
 public struct GATTBondedClientState: Sendable, Hashable {
     /// CCCD values by characteristic value handle.
     public var configurations: [UInt16: UInt16]
+    /// The type of the characteristic at each configured value handle when the state was
+    /// taken: a CCCD is restored only onto the same type (empty in states saved before
+    /// types were kept).
+    public var characteristicTypes: [UInt16: BluetoothUUID]
     public var supportedFeatures: UInt8
     public var databaseHash: [UInt8]
     /// Whether the client was change-aware when the state was taken.
     public var wasChangeAware: Bool
 
-    public init(configurations: [UInt16: UInt16], supportedFeatures: UInt8, databaseHash: [UInt8], wasChangeAware: Bool) {
+    public init(
+        configurations: [UInt16: UInt16], characteristicTypes: [UInt16: BluetoothUUID] = [:], supportedFeatures: UInt8,
+        databaseHash: [UInt8], wasChangeAware: Bool
+    ) {
         self.configurations = configurations
+        self.characteristicTypes = characteristicTypes
         self.supportedFeatures = supportedFeatures
         self.databaseHash = databaseHash
         self.wasChangeAware = wasChangeAware

@@ -1,4 +1,5 @@
 import ATT
+import BluetoothCore
 
 extension GATTServerStore.State {
     /// Robust caching (Core 5.4 Vol 3 Part G 2.5.2.1), for a client that enabled it in its
@@ -76,8 +77,12 @@ extension GATTServerStore {
     public func bondedState(bearer: UInt16) -> GATTBondedClientState {
         state.withLock { state in
             let client = state.clients[bearer] ?? GATTServerClient()
+            var types: [UInt16: BluetoothUUID] = [:]
+            for characteristic in state.database.services.flatMap(\.characteristics) where client.configurations[characteristic.valueHandle] != nil {
+                types[characteristic.valueHandle] = characteristic.uuid
+            }
             return GATTBondedClientState(
-                configurations: client.configurations.mapValues(\.rawValue),
+                configurations: client.configurations.mapValues(\.rawValue), characteristicTypes: types,
                 supportedFeatures: client.supportedFeatures.rawValue,
                 databaseHash: state.hash, wasChangeAware: client.isChangeAware
             )
@@ -85,9 +90,10 @@ extension GATTServerStore {
     }
 
     /// Restores a bonded client's state on a new `bearer` (Part G 2.5.2.1): it is
-    /// change-aware only when it was and the database is the one it was then. CCCDs of
-    /// characteristics that can no longer notify or indicate are dropped, so a changed
-    /// database never keeps a subscription on a handle that now means something else.
+    /// change-aware only when it was and the database is the one it was then. A CCCD comes
+    /// back only onto a characteristic of the type it was written for (when the state
+    /// recorded it) that can still notify or indicate, so a changed database never keeps a
+    /// subscription on a handle that now means something else.
     ///
     /// `isOpen` is asked under the store's lock: a restore that runs after the bearer
     /// closed (its server's closing, which ends with ``bearerClosed(_:)``, comes first)
@@ -97,11 +103,14 @@ extension GATTServerStore {
         state.withLock { state in
             guard isOpen() else { return }
             var properties: [UInt16: CharacteristicProperties] = [:]
+            var types: [UInt16: BluetoothUUID] = [:]
             for characteristic in state.database.services.flatMap(\.characteristics) {
                 properties[characteristic.valueHandle] = characteristic.properties
+                types[characteristic.valueHandle] = characteristic.uuid
             }
             var client = GATTServerClient()
             for (valueHandle, bits) in bonded.configurations {
+                if let recorded = bonded.characteristicTypes[valueHandle], recorded != types[valueHandle] { continue }
                 var kept = ClientCharacteristicConfiguration(rawValue: bits).intersection([.notification, .indication])
                 let offered = properties[valueHandle] ?? []
                 if !offered.contains(.notify) { kept.remove(.notification) }
