@@ -169,6 +169,37 @@ import TestSupport
         #expect(try await listedBonds(directory).isEmpty)
     }
 
+    /// A bond made with numeric comparison; then the device (or another on its address)
+    /// offers only Just Works. The tool refuses the downgrade at the Pairing Response
+    /// (Authentication Requirements, which Bumble reports), says how to pair that way
+    /// anyway, and the authenticated bond stays as it was.
+    @Test func aWeakerPairingOverAnAuthenticatedBondIsRefusedAndTheBondKept() async throws {
+        let log = try Self.log.get()
+        let directory = RadioPeripheral.temporaryPath("pair-downgrade")
+        try await log.control("pairing peripheral io=display-yesno sc=1 bonding=1 mitm=1 confirm=1 passkey=ask stall=off")
+        let tool = try pairing(["--io", "display-yesno", "--json", "--bond-dir", directory])
+        defer { tool.stop() }
+        _ = try await log.wait("pairing-compare", where: Self.aboutUs)
+        _ = try await tool.errorsContaining("[y/n]")
+        try tool.type("y")
+        let first = try await tool.finish()
+        #expect(first.status == 0, "\(first.errors)")
+        #expect(try json(first.output)["authenticated"] as? Bool == true)
+        try await log.wait("pairing-complete", where: Self.aboutUs)
+        try await linkEnded(log)
+        let before = try await listedBonds(directory)
+
+        try await log.control("pairing peripheral \(Self.justWorks)")
+        let second = try await central(["pair", Self.peer, "--bond-dir", directory])
+        #expect(second.status != 0)
+        #expect(second.errors.contains("weaker") && second.errors.contains("remove the bond first"), "\(second.errors)")
+        #expect(try await log.wait("pairing-failed", where: Self.aboutUs)["reason"] as? Int == 0x03)
+        try await linkEnded(log)
+        let after = try await listedBonds(directory)
+        #expect(after.count == 1 && after.first?["authenticated"] as? Bool == true, "\(after)")
+        #expect(after.first?["created"] as? Int == before.first?["created"] as? Int, "the bond was rewritten")
+    }
+
     /// A question nobody answers: stdin closed (at once) or silent past --answer-timeout.
     struct Unanswered: Sendable, CustomTestStringConvertible {
         var radio: String

@@ -15,7 +15,10 @@ struct Pair: AsyncParsableCommand {
             Without an answer within --answer-timeout (or with stdin closed) the pairing is \
             cancelled. The bond goes to --bond-dir (see `bareble-central bonds`) and later \
             connections to the device are encrypted with it without pairing. An existing bond \
-            with the device is replaced. On hci-raw:N the kernel pairs and keeps the keys.
+            with the device is replaced by a pairing at least as strong; a weaker one (Just \
+            Works over an authenticated bond, legacy over Secure Connections, a shorter key) \
+            is refused and the bond kept: `bonds remove` it first to pair that way. On \
+            hci-raw:N the kernel pairs and keeps the keys.
             """
     )
 
