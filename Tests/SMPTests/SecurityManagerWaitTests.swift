@@ -1,3 +1,4 @@
+import HCI
 import BluetoothCore
 @testable import SMP
 import Testing
@@ -37,6 +38,28 @@ struct SecurityManagerWaitTests {
         // cancelled with its wait. (The shared timer may hold other tests' deadlines.)
         #expect(DeadlineTimer.shared.armedCount < 600, "the shared timer also holds what the tests beside this one armed (118 at once seen in CI)")
         #expect(manager.state.withLock { $0.waits.count } == 0)
+    }
+
+    /// The observer is where the facade writes the bond (two fsyncs and a file lock): it
+    /// must not run on the thread that delivered the PDU ending the pairing, which is the
+    /// transport's reader for every link (issue 14: nothing blocking there).
+    @Test("the pairing observer never runs on the transport's reader thread", arguments: [ConnectionRole.central, .peripheral])
+    func observerLeavesTheReaderThread(role: ConnectionRole) async throws {
+        let link = try await SMPLink.make(role: role)
+        let onReader = Lock<[Bool]>([])
+        let manager = try link.manager(observer: { _ in onReader.withLock { $0.append(ScriptedTransport.onDeliveryThread) } })
+        let pairing = Task { await pairingError { role == .central ? try await manager.pair() : try await manager.nextPairingResult() } }
+        if role == .central {
+            guard case .pairingRequest = try await link.nextSent() else { Issue.record("no Pairing Request"); return }
+            await link.peerSends(.pairingFailed(.pairingNotSupported))
+        } else {
+            // A request we refuse (a reserved IO capability) ends the pairing on the reader thread.
+            var request = secureJustWorks
+            request.ioCapability = IOCapability(rawValue: 9)
+            await link.peerSends(.pairingRequest(request))
+        }
+        _ = try await withDeadline("the pairing's end", seconds: 10) { await pairing.value }
+        #expect(onReader.withLock { $0 } == [false], "observer calls, each on the reader thread or not")
     }
 
     @Test("a pairing that ended leaves neither its SMP timer nor its deadline armed")

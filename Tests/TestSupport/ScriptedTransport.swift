@@ -21,7 +21,13 @@ public final class ScriptedTransport: HCITransport {
     public init(responder: @escaping @Sendable (HCIPacket) -> [HCIPacket] = { _ in [] }) {
         _ = TestLogging.quiet
         state.withLock { $0.responder = responder }
+        queue.setSpecific(key: Self.deliveryKey, value: true)
     }
+
+    private static let deliveryKey = DispatchSpecificKey<Bool>()
+    /// Whether the caller runs where a scripted transport delivers packets to the host: the
+    /// stand-in for a real transport's reader thread.
+    public static var onDeliveryThread: Bool { DispatchQueue.getSpecific(key: deliveryKey) == true }
 
     public func setResponder(_ responder: @escaping @Sendable (HCIPacket) -> [HCIPacket]) {
         state.withLock { $0.responder = responder }

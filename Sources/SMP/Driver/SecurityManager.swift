@@ -429,22 +429,29 @@ public final class SecurityManager: Sendable {
                     "bonded": "\(keys.bonded)", "keySize": "\(keys.keySize)",
                 ])
                 attempts?.withLock { $0.succeeded(connection.peer.address) }
-                observer?(.success(keys))
                 finish(.success(keys))
             case let .failed(error):
                 logger.info("pairing failed", metadata: ["peer": "\(connection.peer)", "error": "\(error)"])
                 if RepeatedAttempts.counts(error) { attempts?.withLock { $0.failed(connection.peer.address, at: .now) } }
-                observer?(.failure(error))
                 finish(.failure(error))
             }
         }
     }
 
-    /// Resumes the waiters after the worker has sent what was queued before (see
-    /// ``Work/finish(_:)``); at once when the worker has stopped (the link ended).
+    /// Tells the observer, then resumes the waiters, on the worker after it has sent what
+    /// was queued before (see ``Work/finish(_:)``); on a task of its own when the worker
+    /// has stopped (the link ended). Never on the thread that fed the machine, which for a
+    /// peer's PDU is the transport's reader: the observer is where a bond store writes its
+    /// file (fsync, a file lock), and every link's traffic would wait for it.
     private func finish(_ result: Result<PairingKeys, PairingError>) {
         let taken = state.withLock { enqueue(.finish(result), &$0) }
-        if !taken { resumeWaiters(result) }
+        if !taken { Task { self.ended(result) } }
+    }
+
+    /// A pairing's end: the observer first, so a bond is stored before its caller resumes.
+    private func ended(_ result: Result<PairingKeys, PairingError>) {
+        observer?(result)
+        resumeWaiters(result)
     }
 
     /// Hands `item` to the worker; false when the worker has stopped (the link ended).
@@ -464,7 +471,7 @@ public final class SecurityManager: Sendable {
             // we encrypt starts nothing more.
             let minimum = state.withLock { $0.machine.configuration.effectiveMinimumKeySize }
             guard Int(key.keySize) >= minimum else {
-                observer?(.failure(.keySizeTooSmall(Int(key.keySize), minimum: minimum)))
+                Task { self.observer?(.failure(.keySizeTooSmall(Int(key.keySize), minimum: minimum))) }
                 return
             }
             guard claimReencryption() else { return }
@@ -487,7 +494,7 @@ public final class SecurityManager: Sendable {
     private func perform(_ item: Work) async {
         switch item {
         case let .finish(result):
-            resumeWaiters(result)
+            ended(result)
         case let .send(pdu):
             do {
                 try await channels.send(pdu.encode(), cid: .securityManagerProtocol, connection: connection.handle)
