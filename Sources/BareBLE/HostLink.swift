@@ -152,7 +152,7 @@ final class BondSaving: Sendable {
         } else if keys.bonded, let bonds {
             let bond = keys.bond(createdAt: Int64(time(nil)))
             if refusesWeakerRepairing, let stored = bonds.bond(for: bond.peer), stored.peer == bond.peer,
-               let strength = stored.keyStrength, let new = bond.keyStrength, let shortfall = strength.shortfall(of: new) {
+               let strength = stored.keyStrength, let shortfall = Self.shortfall(of: bond, against: strength) {
                 // A peer on an address we did not know that names a stronger bond's identity:
                 // the pairing happened, but it does not replace that bond.
                 let refusal = BondStoreError.strongerBondKept(peer: bond.peer, shortfall: shortfall)
@@ -170,5 +170,12 @@ final class BondSaving: Sendable {
             outcome = .success(false)
         }
         result.withLock { $0 = outcome }
+    }
+
+    /// What `bond` gives up against a stored bond of `strength`; keys without an LTK give
+    /// up the LTK itself.
+    static func shortfall(of bond: Bond, against strength: KeyStrength) -> String? {
+        guard let new = bond.keyStrength else { return "no long-term key instead of one" }
+        return strength.shortfall(of: new)
     }
 }

@@ -335,7 +335,10 @@ public final class PeripheralManager: Sendable {
         let only = centrals.map { Set($0.map(\.handle)) }
         var delivered = true
         let (subscribers, withheld) = store.recipients(of: valueHandle)
-        if withheld > 0 { links.withLock { $0.statistics.valuesWithheldFromChangeUnaware += withheld } }
+        let counted = withheld.filter { only?.contains($0) ?? true }
+        if !counted.isEmpty {
+            links.withLock { links in links.statistics.valuesWithheldFromChangeUnaware += counted.count { links.servers[$0] != nil } }
+        }
         for (bearer, configuration) in subscribers.sorted(by: { $0.key < $1.key })
         where only?.contains(bearer) ?? true {
             guard let server = links.withLock({ $0.servers[bearer] }) else { continue }

@@ -53,6 +53,17 @@ import TestSupport
         let other = DeviceAddress(BluetoothAddress(0x0011_2233_4466), type: .public)
         saving.save(Self.keys(from: attacker, identity: other))
         #expect(saving.last == .success(true))
+        // Keys with no LTK at all (legacy, no EncKey asked for): no strength to compare
+        // with, but they would still replace a bond that has one.
+        var keyless = Self.keys(from: attacker, identity: victim)
+        keyless.longTermKey = nil
+        keyless.secureConnections = false
+        saving.save(keyless)
+        guard case .failure(.strongerBondKept)? = saving.last else {
+            Issue.record("keys without an LTK replaced the bond: \(String(describing: saving.last))")
+            return
+        }
+        #expect(store.bond(for: victim)?.keyAsCentral != nil)
         let open = BondSaving(store, refusesWeakerRepairing: false)
         open.save(Self.keys(from: attacker, identity: victim))
         #expect(open.last == .success(true))

@@ -15,8 +15,8 @@ enum GATTWritePlan {
 }
 
 extension GATTServerStore.State {
-    mutating func readPlan(_ handle: UInt16, bearer: UInt16) -> GATTReadPlan {
-        guard let index = table.index(of: handle) else { return .failure(.invalidHandle) }
+    mutating func readPlan(_ attribute: ATTAttribute, bearer: UInt16) -> GATTReadPlan {
+        guard let index = index(of: attribute) else { return .failure(.invalidHandle) }
         switch table.sources[index] {
         case .declaration(let value):
             return .value(value)
@@ -36,8 +36,8 @@ extension GATTServerStore.State {
         }
     }
 
-    mutating func write(_ value: [UInt8], at handle: UInt16, bearer: UInt16) -> GATTWritePlan {
-        guard let index = table.index(of: handle) else { return .done(.invalidHandle) }
+    mutating func write(_ value: [UInt8], to attribute: ATTAttribute, bearer: UInt16) -> GATTWritePlan {
+        guard let index = index(of: attribute) else { return .done(.invalidHandle) }
         switch table.sources[index] {
         case .declaration, .databaseHash, .serviceChanged:
             return .done(.writeNotPermitted)
@@ -50,6 +50,16 @@ extension GATTServerStore.State {
         case .clientSupportedFeatures:
             return .done(writeSupportedFeatures(value, bearer: bearer))
         }
+    }
+
+    /// Where `attribute` is in the table, only if it is still there as the server checked it:
+    /// the ATT server checks permissions before it reads or writes, and in between (a
+    /// handler's wait, an Execute Write's earlier values) the application may have removed
+    /// the service and laid another out at the same handles. Invalid Handle then, rather than
+    /// a value read from or written into an attribute whose permissions were never checked.
+    func index(of attribute: ATTAttribute) -> Int? {
+        guard let index = table.index(of: attribute.handle), table.attributes[index] == attribute else { return nil }
+        return index
     }
 
     /// The handler and stored value of a characteristic value or descriptor.

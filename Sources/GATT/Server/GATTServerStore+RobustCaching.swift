@@ -45,8 +45,11 @@ extension GATTServerStore.State {
     static func getsOutOfSync(_ request: ATTPDU) -> Bool {
         switch request {
         case .readRequest, .readBlobRequest, .readMultipleRequest, .readMultipleVariableRequest,
-             .writeRequest, .prepareWriteRequest, .executeWriteRequest:
+             .writeRequest, .prepareWriteRequest:
             return true
+        case let .executeWriteRequest(execute):
+            // Writing the queued parts acts on their handles; cancelling them acts on none.
+            return execute.flags != .cancelAllPreparedWrites
         case let .readByTypeRequest(read):
             let declaration = read.attributeType == GATTUUID.include || read.attributeType == GATTUUID.characteristicDeclaration
             return !declaration && (read.startingHandle != 0x0001 || read.endingHandle != 0xFFFF)
@@ -56,16 +59,17 @@ extension GATTServerStore.State {
     }
 
     /// ``GATTServerStore/recipients(of:)`` under the lock.
-    func recipients(of valueHandle: UInt16) -> (subscribers: [UInt16: ClientCharacteristicConfiguration], withheld: Int) {
+    func recipients(of valueHandle: UInt16) -> (subscribers: [UInt16: ClientCharacteristicConfiguration], withheld: [UInt16]) {
         let serviceChanged = valueHandle == table.handle(of: .serviceChanged)
-        var withheld = 0
-        let subscribers = clients.compactMapValues { client -> ClientCharacteristicConfiguration? in
-            guard let configuration = client.configurations[valueHandle] else { return nil }
+        var subscribers: [UInt16: ClientCharacteristicConfiguration] = [:]
+        var withheld: [UInt16] = []
+        for (bearer, client) in clients {
+            guard let configuration = client.configurations[valueHandle] else { continue }
             if !serviceChanged, !client.isChangeAware, client.supportedFeatures.contains(.robustCaching) {
-                withheld += 1
-                return nil
+                withheld.append(bearer)
+            } else {
+                subscribers[bearer] = configuration
             }
-            return configuration
         }
         return (subscribers, withheld)
     }

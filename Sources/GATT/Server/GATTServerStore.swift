@@ -102,7 +102,7 @@ public final class GATTServerStore: ATTAttributeStore {
     /// Everything but a handler's value: stored values, declarations, the per-client
     /// attributes (CCCDs, Client Supported Features, Database Hash).
     public func storedValue(_ attribute: ATTAttribute, context: ATTServerContext) -> Result<[UInt8], ATTErrorCode>? {
-        switch state.withLock({ $0.readPlan(attribute.handle, bearer: context.bearer) }) {
+        switch state.withLock({ $0.readPlan(attribute, bearer: context.bearer) }) {
         case .value(let value): .success(value)
         case .failure(let code): .failure(code)
         case .handler: nil
@@ -110,7 +110,7 @@ public final class GATTServerStore: ATTAttributeStore {
     }
 
     public func read(_ attribute: ATTAttribute, context: ATTServerContext) async -> Result<[UInt8], ATTErrorCode> {
-        switch state.withLock({ $0.readPlan(attribute.handle, bearer: context.bearer) }) {
+        switch state.withLock({ $0.readPlan(attribute, bearer: context.bearer) }) {
         case .value(let value):
             return .success(value)
         case .failure(let code):
@@ -125,7 +125,7 @@ public final class GATTServerStore: ATTAttributeStore {
     }
 
     public func write(_ attribute: ATTAttribute, value: [UInt8], kind: ATTWriteKind, context: ATTServerContext) async -> ATTErrorCode? {
-        switch state.withLock({ $0.write(value, at: attribute.handle, bearer: context.bearer) }) {
+        switch state.withLock({ $0.write(value, to: attribute, bearer: context.bearer) }) {
         case .done(let code):
             return code
         case .handler(let write):
@@ -209,8 +209,8 @@ public final class GATTServerStore: ATTAttributeStore {
 
     /// Whom the driver notifies or indicates a new value of `valueHandle`: its subscribers,
     /// less the change-unaware clients that enabled robust caching, to which nothing but the
-    /// Service Changed indication may go (Part G 2.5.2.1); `withheld` counts those.
-    public func recipients(of valueHandle: UInt16) -> (subscribers: [UInt16: ClientCharacteristicConfiguration], withheld: Int) {
+    /// Service Changed indication may go (Part G 2.5.2.1); `withheld` names those bearers.
+    public func recipients(of valueHandle: UInt16) -> (subscribers: [UInt16: ClientCharacteristicConfiguration], withheld: [UInt16]) {
         state.withLock { $0.recipients(of: valueHandle) }
     }
 }

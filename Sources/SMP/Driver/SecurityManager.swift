@@ -335,10 +335,14 @@ public final class SecurityManager: Sendable {
 
     func feed(_ input: PairingInput) {
         var dropped: Int?
-        // The bond a Pairing Request or Response would replace, looked up before the lock
-        // (the store has a lock of its own).
+        // The bond a pairing would replace, looked up (resolving an RPA costs an AES per
+        // bond) before the lock, the store having a lock of its own, and only for the PDU
+        // that can start the feature exchange in this role, when it can: a flood of others
+        // costs no lookup.
         var storedBond: KeyStrength??
-        if case let .received(bytes) = input, bytes.first == SMPCode.pairingRequest.rawValue || bytes.first == SMPCode.pairingResponse.rawValue {
+        if case let .received(bytes) = input, let code = bytes.first, self.storedBond != nil,
+           code == (connection.role == .central ? SMPCode.pairingResponse : SMPCode.pairingRequest).rawValue,
+           state.withLock({ $0.queuedWork < Self.workLimit && $0.machine.isPairing == (connection.role == .central) }) {
             storedBond = .some(self.storedBond?(connection.peer)?.keyStrength)
         }
         let actions = state.withLock { state -> [PairingAction] in
