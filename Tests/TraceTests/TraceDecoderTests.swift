@@ -92,15 +92,24 @@ import Trace
             number += 1
             _ = decoder.decode(CaptureRecord(number: number, index: 0, opcode: record.1 == .hostToController ? .aclTransmit : .eventPacket, timestamp: 0, payload: record.0.bytes))
         }
+        // The oldest connection stays up throughout; hundreds after it come and go.
+        let live: UInt16 = 0x0EFE
+        decode(AddressFilterTests.connected(live, peer: BluetoothAddress(0xC0FF_EE00_0001)))
         for handle in 0..<UInt16(3 * TraceDecoder.maximumConnections) {
             decode(AddressFilterTests.connected(handle, peer: BluetoothAddress(UInt64(handle) + 1)))
             decode(AddressFilterTests.disconnected(handle))
         }
         #expect(decoder.forgottenConnections == 0)
+        // Still known: an ended one was forgotten each time room was needed, not it.
+        number += 1
+        let request = AddressFilterTests.acl(live, cid: 4, [0x0A, 0x03, 0x00], .controllerToHost)
+        let packet = decoder.decode(CaptureRecord(number: number, index: 0, opcode: .aclReceive, timestamp: 0, payload: request.0.bytes))
+        #expect(packet.addresses == [BluetoothAddress(0xC0FF_EE00_0001)])
+        // Past the bound with every tracked connection live: the oldest live ones go, counted.
         for handle in 0..<UInt16(TraceDecoder.maximumConnections + 5) {
             decode(AddressFilterTests.connected(0x0E00 - handle, peer: BluetoothAddress(UInt64(handle) + 1)))
         }
-        #expect(decoder.forgottenConnections == 5)
+        #expect(decoder.forgottenConnections == 6)
     }
 
     /// A capture that starts a PDU (and a request) on 20,000 connections it never opened:
