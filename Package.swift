@@ -195,8 +195,8 @@ let package = Package(
         .testTarget(name: "ANCSTests", dependencies: ["ANCS", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ANCSConsumerTests", dependencies: ["ANCSConsumer", "ANCS", "ATT", "BluetoothCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "TraceTests", dependencies: ["Trace", "BluetoothCore", "HCITransport", "HCI", "ATT", "L2CAP", "SMP", "TestSupport"], swiftSettings: strict),
-        // ToolSupport: the tools' own output code (JSON lines, wall-clock time) is tested here,
-        // beside the tools it serves.
-        .testTarget(name: "IntegrationTests", dependencies: ["BareBLE", "ANCS", "ANCSConsumer", "GATT", "ATT", "L2CAP", "HCI", "HCITransport", "Bonding", "KernelHost", "SMP", "TestSupport", "ToolSupport"], swiftSettings: strict),
+        // ToolSupport and CentralCommands: the tools' own code (JSON lines, wall-clock time,
+        // the scan table's bound) is tested here, beside the tools it serves.
+        .testTarget(name: "IntegrationTests", dependencies: ["BareBLE", "ANCS", "ANCSConsumer", "GATT", "ATT", "L2CAP", "HCI", "HCITransport", "Bonding", "KernelHost", "SMP", "TestSupport", "ToolSupport", "CentralCommands"], swiftSettings: strict),
     ]
 )

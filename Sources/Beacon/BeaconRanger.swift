@@ -38,6 +38,11 @@ public struct BeaconRanger: Sendable {
         public var closestMargin = 2.0
         /// The ranging period, ns.
         public var period: UInt64 = 1_000_000_000
+        /// The most beacons tracked at once. A new one past it replaces the one heard
+        /// longest ago (counted in ``BeaconRanger/beaconsEvicted``): an advertiser cycling
+        /// identities (iBeacon major/minor, Eddystone EIDs, new ones every packet) cannot
+        /// grow the table, whose every report sorts it.
+        public var maximumBeacons = 1024
 
         public init() {}
     }
@@ -48,10 +53,13 @@ public struct BeaconRanger: Sendable {
         var frame: BeaconFrame
         var address: DeviceAddress?
         var measuredPower: Int
+        var lastRSSI: Int8
         var filter = RSSIFilter()
     }
 
     private var tracks: [BeaconIdentity: Track] = [:]
+    /// Beacons forgotten to make room (``Configuration/maximumBeacons``).
+    public private(set) var beaconsEvicted = 0
     private var closest: BeaconIdentity?
     private var nextTickDue: UInt64?
 
@@ -75,10 +83,16 @@ public struct BeaconRanger: Sendable {
     @discardableResult
     public mutating func observe(_ frame: BeaconFrame, rssi: Int8, at time: UInt64, address: DeviceAddress? = nil) -> BeaconIdentity? {
         guard let identity = frame.identity, let measuredPower = frame.measuredPowerAtOneMeter else { return nil }
-        var track = tracks[identity] ?? Track(frame: frame, measuredPower: measuredPower)
+        if tracks[identity] == nil, tracks.count >= max(1, configuration.maximumBeacons),
+           let oldest = tracks.min(by: { $0.value.filter.lastTime < $1.value.filter.lastTime })?.key {
+            tracks[oldest] = nil
+            beaconsEvicted += 1
+        }
+        var track = tracks[identity] ?? Track(frame: frame, measuredPower: measuredPower, lastRSSI: rssi)
         track.frame = frame
         track.address = address ?? track.address
         track.measuredPower = measuredPower
+        track.lastRSSI = rssi
         track.filter.add(rssi: rssi, at: time, configuration: configuration)
         tracks[identity] = track
         return identity
@@ -124,7 +138,7 @@ public struct BeaconRanger: Sendable {
         var beacon = RangedBeacon(
             identity: identity, frame: track.frame, address: track.address, proximity: .unknown,
             rssi: nil, distance: nil, accuracy: nil, measuredPower: track.measuredPower,
-            sampleCount: filter.count, lastHeard: filter.lastTime
+            sampleCount: filter.count, lastHeard: filter.lastTime, lastRSSI: track.lastRSSI
         )
         guard filter.count >= configuration.minimumSamples,
               elapsed(since: filter.lastTime, now: now) <= configuration.staleAfter,

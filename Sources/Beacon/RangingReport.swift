@@ -21,6 +21,8 @@ public struct RangedBeacon: Sendable, Hashable, CustomStringConvertible {
     public var sampleCount: Int
     /// Monotonic nanoseconds of the last sample.
     public var lastHeard: UInt64
+    /// The raw RSSI of the latest sample, dBm (beside the smoothed ``rssi``).
+    public var lastRSSI: Int8
 
     public var description: String {
         guard let distance, let accuracy, let rssi else { return "\(identity): unknown" }

@@ -28,18 +28,28 @@ struct Calibrate: AsyncParsableCommand {
 
     func run() async throws {
         let matches = selection.matcher()
+        // Bounded whatever the air carries: one beacon is wanted, so a few identities are
+        // enough to say which matched (the rest only counted), and the median of the first
+        // samplesKept readings is the calibration.
+        let identitiesKept = 16, samplesKept = 100_000
         var samples: [BeaconIdentity: [Int]] = [:]
         var frames: [BeaconIdentity: BeaconFrame] = [:]
+        var otherIdentities = 0
         try await BeaconScan.run(options: options, duration: seconds) { event in
             guard case let .advertisement(advertisement) = event, let rssi = advertisement.rssi,
                   let frame = BeaconFrame.decode(advertisement), let identity = frame.identity, matches(identity) else { return }
-            samples[identity, default: []].append(Int(rssi))
+            guard samples[identity] != nil || samples.count < identitiesKept else {
+                otherIdentities += 1
+                return
+            }
+            if samples[identity, default: []].count < samplesKept { samples[identity, default: []].append(Int(rssi)) }
             frames[identity] = frame
         }
-        guard samples.count == 1, let (identity, readings) = samples.first, let frame = frames[identity] else {
+        guard samples.count == 1, otherIdentities == 0, let (identity, readings) = samples.first, let frame = frames[identity] else {
             if samples.isEmpty { throw ToolError("no matching beacon was heard in \(fixedPoint(seconds, places: 1)) s: is it on, and does the selection match it?") }
             let list = samples.keys.sorted().map(\.description).joined(separator: "; ")
-            throw ToolError("\(samples.count) beacons match (\(list)): narrow the selection with --uuid, --major, --minor")
+            let more = otherIdentities > 0 ? " and \(otherIdentities) advertisements of still others" : ""
+            throw ToolError("\(samples.count) beacons match (\(list))\(more): narrow the selection with --uuid, --major, --minor")
         }
         let calibration = Calibration(readings)
         // Eddystone configures its power at 0 m, which its specification puts 41 dB above 1 m.

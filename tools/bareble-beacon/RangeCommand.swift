@@ -39,14 +39,13 @@ struct Range: AsyncParsableCommand {
         configuration.model = PathLossModel(exponent: exponent)
         var ranger = BeaconRanger(configuration: configuration)
         let matches = selection.matcher()
-        var output = RangingOutput(live: !json && isatty(1) == 1, start: MonotonicClock.nanoseconds())
+        let output = RangingOutput(live: !json && isatty(1) == 1, start: MonotonicClock.nanoseconds())
         try await BeaconScan.run(options: options, duration: duration) { event in
             switch event {
             case let .advertisement(advertisement):
                 guard let rssi = advertisement.rssi, let frame = BeaconFrame.decode(advertisement),
                       let identity = frame.identity, matches(identity) else { return }
                 ranger.observe(frame, rssi: rssi, at: advertisement.timestamp, address: advertisement.address)
-                output.lastRSSI[identity] = rssi
             case .caughtUp:
                 break
             case let .tick(now):
@@ -60,8 +59,6 @@ struct Range: AsyncParsableCommand {
 struct RangingOutput {
     let live: Bool
     let start: UInt64
-    /// The latest raw reading per beacon, shown beside the smoothed one.
-    var lastRSSI: [BeaconIdentity: Int8] = [:]
 
     init(live: Bool, start: UInt64) {
         self.live = live
@@ -80,7 +77,7 @@ struct RangingOutput {
             members += identityMembers(beacon.identity)
             members += [
                 ("address", beacon.address.map { .string($0.address.description) } ?? .null),
-                ("rssi", lastRSSI[beacon.identity].map { .int(Int($0)) } ?? .null),
+                ("rssi", .int(Int(beacon.lastRSSI))),
                 ("smoothedRSSI", beacon.rssi.map { .decimal($0, places: 1) } ?? .null),
                 ("measuredPower", .int(beacon.measuredPower)),
                 ("distance", beacon.distance.map { .decimal($0, places: 2) } ?? .null),
@@ -111,7 +108,7 @@ struct RangingOutput {
         for beacon in report.beacons {
             table.append([
                 (beacon.identity == report.closest ? "* " : "  ") + beacon.identity.description,
-                lastRSSI[beacon.identity].map { "\($0) dBm" } ?? "-",
+                "\(beacon.lastRSSI) dBm",
                 beacon.rssi.map { fixedPoint($0, places: 1) + " dBm" } ?? "-",
                 beacon.distance.map { fixedPoint($0, places: 2) + " m" } ?? "-",
                 beacon.accuracy.map { "+" + fixedPoint($0, places: 2) + " m" } ?? "-",

@@ -120,19 +120,49 @@ struct Scan: AsyncParsableCommand {
 /// as soon as the input goes quiet, at a fraction of a system call per line. Advertisements
 /// the scan dropped because this output was behind are reported where the gap is, as a
 /// `{"event":"dropped",...}` line, and counted in the table's header.
-struct ScanOutput {
+/// The live table's devices, bounded whatever the air carries: past ``maximumRows`` the
+/// devices heard longest ago are forgotten (a quarter at a time, so a flood of new random
+/// addresses costs a sort per 256 of them, not a search per advertisement) and counted.
+struct ScanTable {
     struct Row {
         var latest: Advertisement
         var name: String?
         var count: Int
     }
 
+    static let maximumRows = 1024
+    private(set) var rows: [DeviceAddress: Row] = [:]
+    /// Devices forgotten to keep the table within ``maximumRows``.
+    private(set) var forgotten = 0
+
+    mutating func add(_ advertisement: Advertisement) {
+        var row = rows[advertisement.address] ?? Row(latest: advertisement, name: nil, count: 0)
+        row.latest = advertisement
+        row.name = advertisement.localName ?? row.name
+        row.count += 1
+        rows[advertisement.address] = row
+        if rows.count > Self.maximumRows { forgetOldest() }
+    }
+
+    /// Down to three quarters of the bound, the devices heard longest ago first.
+    private mutating func forgetOldest() {
+        let excess = rows.count - Self.maximumRows * 3 / 4
+        for (address, _) in rows.sorted(by: { $0.value.latest.timestamp < $1.value.latest.timestamp }).prefix(excess) {
+            rows[address] = nil
+        }
+        forgotten += excess
+    }
+}
+
+struct ScanOutput {
     /// Past this many bytes the buffer is written even inside a batch: bounds its memory.
     static let flushThreshold = 256 * 1024
+    /// Rows drawn: the rest of the table is summed up in one line.
+    static let drawnRows = 100
 
     let live: Bool
     let sort: Scan.SortKey
-    var rows: [DeviceAddress: Row] = [:]
+    var table = ScanTable()
     var lastDraw: UInt64 = 0
     var dirty = false
     var out = JSONWriter()
@@ -152,11 +182,7 @@ struct ScanOutput {
         switch event {
         case let .advertisement(advertisement):
             if live {
-                var row = rows[advertisement.address] ?? Row(latest: advertisement, name: nil, count: 0)
-                row.latest = advertisement
-                row.name = advertisement.localName ?? row.name
-                row.count += 1
-                rows[advertisement.address] = row
+                table.add(advertisement)
                 dirty = true
             } else {
                 Self.writeJSON(advertisement, wallClockOffset: wallClockOffset, time: &timeFormatter, to: &out)
@@ -171,7 +197,7 @@ struct ScanOutput {
             flush()
             wallClockOffset = WallClock.offsetFromMonotonic()
         case .tick:
-            dirty = dirty || !rows.isEmpty
+            dirty = dirty || !table.rows.isEmpty
         }
         if live, dirty {
             let now = MonotonicClock.nanoseconds()
@@ -195,7 +221,7 @@ struct ScanOutput {
     }
 
     func draw(now: UInt64) {
-        let sorted = rows.values.sorted { a, b in
+        let sorted = table.rows.values.sorted { a, b in
             switch sort {
             case .rssi: (a.latest.rssi ?? -128, a.latest.address.description) > (b.latest.rssi ?? -128, b.latest.address.description)
             case .address: a.latest.address.description < b.latest.address.description
@@ -204,10 +230,11 @@ struct ScanOutput {
             }
         }
         var screen = "\u{1B}[H\u{1B}[2J"
-        screen += "\(rows.count) devices, \(dropped) advertisements dropped (display behind), sorted by \(sort.rawValue); Ctrl-C stops\n"
+        let forgottenText = table.forgotten > 0 ? " (\(table.forgotten) more forgotten, heard longest ago)" : ""
+        screen += "\(table.rows.count) devices\(forgottenText), \(dropped) advertisements dropped (display behind), sorted by \(sort.rawValue); Ctrl-C stops\n"
         let header = ["ADDRESS", "NAME", "RSSI", "CONN", "SERVICES", "MANUFACTURER", "LAST SEEN", "COUNT"]
         var table = [header]
-        for row in sorted {
+        for row in sorted.prefix(Self.drawnRows) {
             let ad = row.latest
             let age = now >= ad.timestamp ? Double(now - ad.timestamp) / 1e9 : 0
             table.append([
@@ -222,6 +249,7 @@ struct ScanOutput {
         for line in table {
             screen += line.indices.map { line[$0].padding(to: widths[$0]) }.joined(separator: "  ") + "\n"
         }
+        if sorted.count > Self.drawnRows { screen += "... and \(sorted.count - Self.drawnRows) more\n" }
         writeOut(screen)
     }
 
