@@ -1,5 +1,6 @@
 import BluetoothCore
 @testable import CentralCommands
+import ToolSupport
 import HCI
 import Testing
 
@@ -18,5 +19,16 @@ import Testing
         }
         #expect(table.rows.count + table.forgotten == 20_001)
         #expect(table.rows[steady]?.count == 200)
+    }
+}
+
+/// What a peer names itself or writes in a notification reaches a terminal: control
+/// characters are shown escaped (an ESC could rewrite the screen, a newline fake a line).
+@Suite struct TerminalTextTests {
+    @Test func controlCharactersAreEscapedAndOtherTextKept() {
+        #expect(TerminalText.printable("Heart Rate ♥ 心拍") == "Heart Rate ♥ 心拍")
+        #expect(TerminalText.printable("a\u{1B}]52;c;aGk=\u{07}b") == "a\\u{1B}]52;c;aGk=\\u{7}b")
+        #expect(TerminalText.printable("x\nphone AA connected") == "x\\u{A}phone AA connected")
+        #expect(TerminalText.printable("\u{7F}\u{9B}2J") == "\\u{7F}\\u{9B}2J")
     }
 }

@@ -7,8 +7,10 @@ import ToolSupport
 struct EventLines: Sendable {
     let json: Bool
 
+    /// The text form is one line of ours around the phone's words (titles, messages, app
+    /// and track names), which may carry control characters: shown escaped.
     func line(_ members: [(String, JSONValue)], text: String) {
-        writeOut((json ? JSONValue.object(members).text : text) + "\n")
+        writeOut((json ? JSONValue.object(members).text : TerminalText.printable(text)) + "\n")
     }
 
     func write(_ event: ANCSConsumerEvent) {

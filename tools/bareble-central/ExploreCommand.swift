@@ -51,7 +51,7 @@ struct Explore: AsyncParsableCommand {
     }
 
     static func tree(_ peripheral: Peripheral, _ readings: [UInt16: ValueReading]) -> String {
-        var lines = ["\(peripheral.name.map { "\($0) " } ?? "")\(peripheral.identifier), ATT MTU \(peripheral.mtu), \(peripheral.services.count) services"]
+        var lines = ["\(peripheral.name.map { "\(TerminalText.printable($0)) " } ?? "")\(peripheral.identifier), ATT MTU \(peripheral.mtu), \(peripheral.services.count) services"]
         for service in peripheral.services {
             let range = "\(handleText(service.handles.lowerBound))-\(handleText(service.handles.upperBound))"
             lines.append("\(service.isPrimary ? "" : "secondary ")service \(label(service.uuid, service.name))  [\(range)]")

@@ -51,7 +51,7 @@ struct Pair: AsyncParsableCommand {
         switch outcome {
         case let .paired(keys, saved):
             return [
-                "paired with \(name.map { "\($0) " } ?? "")\(peer)",
+                "paired with \(name.map { "\(TerminalText.printable($0)) " } ?? "")\(peer)",
                 "  method          \(keys.method)",
                 "  pairing         \(keys.secureConnections ? "LE Secure Connections" : "legacy")",
                 "  authenticated   \(keys.authenticated ? "yes (MITM protection)" : "no (Just Works: no MITM protection)")",

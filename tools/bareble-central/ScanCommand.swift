@@ -238,7 +238,7 @@ struct ScanOutput {
             let ad = row.latest
             let age = now >= ad.timestamp ? Double(now - ad.timestamp) / 1e9 : 0
             table.append([
-                ad.address.description, row.name ?? "-", ad.rssi.map { String($0) } ?? "-", ad.isConnectable ? "yes" : "no",
+                ad.address.description, row.name.map(TerminalText.printable) ?? "-", ad.rssi.map { String($0) } ?? "-", ad.isConnectable ? "yes" : "no",
                 ad.serviceUUIDs.map(\.description).joined(separator: ","),
                 manufacturerText(ad) ?? "-",
                 String(Int(age * 10) / 10) + "." + String(Int(age * 10) % 10) + "s ago",

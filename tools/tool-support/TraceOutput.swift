@@ -62,8 +62,10 @@ public enum TraceOutput {
         case .received: ">"
         case .note: "="
         }
+        // Summaries and fields carry what peers sent (advertised names, decoded strings):
+        // control characters in them are shown escaped, never sent to the terminal.
         var line = "\(arrow) \(packet.name)"
-        if !packet.summary.isEmpty { line += ": \(packet.summary)" }
+        if !packet.summary.isEmpty { line += ": \(TerminalText.printable(packet.summary))" }
         if let answers = packet.answers { line += " [answers #\(answers.number) in \(answers.microseconds) µs]" }
         if let problem = packet.problem { line += " (malformed: \(problem))" }
         var time: [UInt8] = []
@@ -81,7 +83,7 @@ public enum TraceOutput {
             line += place
         }
         guard verbose else { return line }
-        for (label, value) in packet.fields { line += "\n        \(label): \(value)" }
+        for (label, value) in packet.fields { line += "\n        \(label): \(TerminalText.printable(value))" }
         if !packet.hex.isEmpty { line += "\n        " + Hex.string(packet.hex) }
         return line
     }

@@ -31,7 +31,7 @@ public struct ValueReading: Sendable {
         if let error { return "error: " + userMessage(error) }
         guard let value else { return "-" }
         var line = value.isEmpty ? "(empty)" : Hex.string(value)
-        if let decoded { line += "  " + decoded }
+        if let decoded { line += "  " + TerminalText.printable(decoded) }
         if let decodeError { line += "  (does not decode: \(decodeError))" }
         return line
     }
