@@ -52,10 +52,24 @@ public final class ANCSConsumer: Sendable {
 
     struct State: Sendable {
         var links: [UInt16: ANCSLink] = [:]
-        var appNames = AppNameCache()
+        /// The app names each phone (by identity) gave, for its next link: never another
+        /// phone's, which could otherwise name Messages "Bank" for this one. At most
+        /// ``phonesRemembered`` phones, the one remembered longest ago forgotten first.
+        var appNames: [DeviceAddress: AppNameCache] = [:]
+        var appNamesOrder: [DeviceAddress] = []
         var loop: Task<Void, Never>?
         var droppedEvents = 0
+
+        mutating func remember(_ names: AppNameCache, for phone: DeviceAddress) {
+            appNamesOrder.removeAll { $0 == phone }
+            appNamesOrder.append(phone)
+            appNames[phone] = names
+            while appNamesOrder.count > ANCSConsumer.phonesRemembered { appNames[appNamesOrder.removeFirst()] = nil }
+        }
     }
+
+    /// Phones whose app names are kept between their links.
+    public static let phonesRemembered = 8
 
     public init(central: Central, options: Options = Options()) throws(ANCSConsumerError) {
         self.options = options
@@ -138,7 +152,7 @@ public final class ANCSConsumer: Sendable {
             let link = ANCSLink(remote: remote, options: options, hasBond: hasBond) { [weak self] in self?.emit($0) }
             let appNames = state.withLock { state in
                 state.links[remote.handle] = link
-                return state.appNames
+                return state.appNames[remote.identity] ?? AppNameCache()
             }
             Task { [weak self] in
                 do throws(ANCSConsumerError) {
@@ -163,7 +177,7 @@ public final class ANCSConsumer: Sendable {
                 state.links[remote.handle] = nil
                 return link
             }
-            if let names = link?.end() { state.withLock { $0.appNames = names.removingFallbacks() } }
+            if let names = link?.end() { state.withLock { $0.remember(names.removingFallbacks(), for: remote.identity) } }
             emit(.disconnected(address: remote.address, identity: remote.identity, reason: "\(reason)"))
         case .advertisingStopped, .advertisingFailed, .refused, .mtuChanged:
             break
