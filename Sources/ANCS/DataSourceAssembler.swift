@@ -38,17 +38,48 @@ public struct DataSourceAssembler: Sendable {
 
     /// Takes one Data Source notification. Returns the answer once it is complete (the
     /// request is then done), nil while it is not.
+    ///
+    /// A header begun in an earlier notification and contradicted by this one was the tail
+    /// of a stray or abandoned answer read as a header (under 5 octets whose first is the
+    /// command we sent: a length's high byte 0x00 does that). iOS starts every answer at a
+    /// notification boundary, so this notification is tried again alone as the start of
+    /// the answer: the real answer is not thrown away with the stray. The stray is still
+    /// reported (thrown) unless this notification completes the answer by itself.
     public mutating func receive(_ fragment: [UInt8]) throws(DataSourceError) -> DataSourceResponse? {
         guard let request else { throw .nothingOutstanding(length: fragment.count) }
+        let headerBegunBefore = !headerDone && !pending.isEmpty
         pending.append(contentsOf: fragment)
         receivedLength += fragment.count
         do {
-            if !headerDone { try readHeader(request) }
-            if headerDone { try readAttributes(request) }
+            try consume(request)
         } catch {
-            if error.endsResponse { cancel() } else { reset() }
+            if error.endsResponse {
+                cancel()
+                throw error
+            }
+            reset()
+            guard headerBegunBefore else { throw error }
+            pending = fragment
+            receivedLength = fragment.count
+            do {
+                try consume(request)
+            } catch let retried {
+                if retried.endsResponse { cancel() } else { reset() }
+                throw retried
+            }
+            if let response = completed(request) { return response }
             throw error
         }
+        return completed(request)
+    }
+
+    private mutating func consume(_ request: DataSourceRequest) throws(DataSourceError) {
+        if !headerDone { try readHeader(request) }
+        if headerDone { try readAttributes(request) }
+    }
+
+    /// The answer, once every requested attribute is in (the request is then done).
+    private mutating func completed(_ request: DataSourceRequest) -> DataSourceResponse? {
         guard headerDone, values.count == request.maximumLengths.count else { return nil }
         let response = DataSourceResponse(subject: request.subject, values: values)
         cancel()

@@ -31,6 +31,26 @@ import TestSupport
         #expect(response.values[0] == [0x61])
     }
 
+    /// The tail of an abandoned answer, two octets whose first is our command (0x00, as a
+    /// length's high byte often is), arrives before the real answer: read as a header, it
+    /// used to take the real answer's start with it when its UID check failed, and the rest
+    /// of the answer was dropped (the fetch timed out). The real answer, split in two, still
+    /// completes; the stray is reported once.
+    @Test func aStrayTailBeforeTheAnswerDoesNotTakeItsStartWithIt() throws {
+        var assembler = assembler()
+        #expect(try assembler.receive([0x00, 0x05]) == nil)
+        let answer = ANCSWire.notificationAnswer(uid: 7, [(0, [0x61]), (1, [0x62]), (3, [0x63])])
+        #expect(throws: DataSourceError.otherNotification(expected: 7, received: 0x0007_0005)) {
+            try assembler.receive(Array(answer.prefix(8)))
+        }
+        let response = try #require(try assembler.receive(Array(answer.dropFirst(8))))
+        #expect(response.values == [0: [0x61], 1: [0x62], 3: [0x63]])
+        // Whole in one notification: the answer, the stray unreported.
+        var whole = self.assembler()
+        #expect(try whole.receive([0x00]) == nil)
+        #expect(try whole.receive(answer)?.values[3] == [0x63])
+    }
+
     @Test func answerToAnotherCommandIsDropped() {
         var assembler = assembler()
         #expect(throws: DataSourceError.otherCommand(expected: 0, received: 1)) { try assembler.receive(ANCSWire.appAnswer(app: "a", displayName: "A")) }
