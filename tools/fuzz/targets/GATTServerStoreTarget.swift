@@ -8,8 +8,13 @@ import GATT
 /// octets here), bearers closing, plus the application adding and removing services and a
 /// bond's state going out and back in. Invariants: the hash always equals the one computed
 /// from the database; a bearer's Client Supported Features only gain bits while it lives;
-/// a CCCD reads back as two octets with no reserved bit.
+/// a CCCD reads back as two octets with no reserved bit. At most `maximumAdds` services
+/// are added per input: each addition rehashes the whole database, so an input of a
+/// thousand additions cost quadratic time (a third of the target's samples) while reaching
+/// nothing a handful does not (the handle space would need 21,000 of them to run out).
 enum GATTServerStoreTarget {
+    static let maximumAdds = 8
+
     static func makeStore() -> GATTServerStore? {
         try? GATTServerStore(services: [
             GATTDatabase.Service(uuid: BluetoothUUID(UInt16(0xFFF0)), characteristics: [
@@ -35,6 +40,7 @@ enum GATTServerStoreTarget {
 
     static func run(_ store: GATTServerStore, _ pieces: FuzzPieces) async {
         var features: [UInt16: UInt8] = [:]
+        var adds = 0
         var pieces = pieces
         while let piece = pieces.next() {
             guard piece.count >= 2 else { continue }
@@ -58,6 +64,8 @@ enum GATTServerStoreTarget {
                 store.bearerClosed(context)
                 features[bearer] = nil
             case 4:
+                guard adds < maximumAdds else { continue }
+                adds += 1
                 _ = try? store.addServices([battery])
             case 5:
                 _ = try? store.removeService(at: rest.first.map { UInt16($0) } ?? 0)
