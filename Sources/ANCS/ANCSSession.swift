@@ -239,7 +239,9 @@ public struct ANCSSession: Sendable {
     /// A notification's attributes arrived: told now when its app's name is known (or
     /// cannot be asked), else parked until the name is fetched.
     private mutating func fetched(_ event: NotificationEvent, _ attributes: NotificationAttributes, into outputs: inout [ANCSSessionOutput]) {
-        guard let app = attributes.appIdentifier, !app.isEmpty, !app.utf8.contains(0) else {
+        guard let app = attributes.appIdentifier, !app.isEmpty, !app.utf8.contains(0),
+              ControlPointCommand.getAppAttributes(appIdentifier: app, attributes: [.displayName]).fitsOneWrite
+        else {
             outputs.append(.notification(ANCSNotification(event: event, attributes: attributes, appName: attributes.appIdentifier)))
             return
         }

@@ -59,6 +59,14 @@ public enum ControlPointCommand: Sendable, Hashable {
     case getAppAttributes(appIdentifier: String, attributes: [AppAttributeID])
     case performNotificationAction(uid: UInt32, action: NotificationAction)
 
+    /// The longest value a Control Point write can carry: an attribute value's maximum
+    /// (Core 5.4 Vol 3 Part F 3.2.9), reached with prepared writes.
+    public static let maximumLength = 512
+
+    /// Whether the command can be written at all: a Get App Attributes with a bundle
+    /// identifier of about 500 octets (only a hostile phone sends one) cannot.
+    public var fitsOneWrite: Bool { bytes.count <= Self.maximumLength }
+
     public enum ID: UInt8, Sendable, Hashable {
         case getNotificationAttributes = 0
         case getAppAttributes = 1

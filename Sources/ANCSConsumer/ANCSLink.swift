@@ -48,6 +48,7 @@ final class ANCSLink: PendingAnswersOwner {
     /// Secures, discovers and subscribes; returns once ANCS (and AMS when present) is
     /// subscribed. The session then runs on the phone's notifications.
     func run(appNames: AppNameCache) async throws(ANCSConsumerError) {
+        await exchangeMTU()
         try await secure()
         let database = try await discoverNotificationService()
         do {
@@ -61,6 +62,15 @@ final class ANCSLink: PendingAnswersOwner {
         }
         let media = options.media ? await subscribeMedia(database) : false
         emit(.subscribed(identity: remote.identity, media: media))
+    }
+
+    /// iOS exchanges the MTU as soon as it connects; a phone that has not (or not yet) is
+    /// asked, because a Get App Attributes command carries a whole bundle identifier and
+    /// every Data Source answer is cut at the MTU. A failure leaves 23 (the writes then go
+    /// long) and is the link's to report when it is going.
+    private func exchangeMTU() async {
+        guard remote.att.mtu == ATTConstants.minimumLEMTU else { return }
+        _ = try? await remote.att.exchangeMTU()
     }
 
     /// Encrypted already: nothing to do. A bonded phone encrypts with its stored key on its
@@ -117,7 +127,7 @@ final class ANCSLink: PendingAnswersOwner {
         else { throw .invalidResponse("the phone's ANCS lacks one of Notification Source, Control Point, Data Source") }
         let emit = emit
         let driver = SessionDriver(
-            session: ANCSSession(configuration: options.session, appNames: appNames), att: remote.att,
+            session: ANCSSession(configuration: options.session, appNames: appNames), gatt: gatt,
             controlPoint: controlPoint.valueHandle
         ) { output in
             switch output {

@@ -1,6 +1,7 @@
 import ANCS
 import ATT
 import BluetoothCore
+import GATT
 
 /// Runs one link's ``ANCSSession``: feeds it what the phone notifies, the answers to its
 /// Control Point writes and its deadline, and carries out its outputs.
@@ -18,13 +19,13 @@ final class SessionDriver: Sendable {
     }
 
     private let state: Lock<State>
-    private let att: ATTClient
+    private let gatt: GATTClient
     private let controlPoint: UInt16
     private let emit: @Sendable (ANCSSessionOutput) -> Void
 
-    init(session: ANCSSession, att: ATTClient, controlPoint: UInt16, emit: @escaping @Sendable (ANCSSessionOutput) -> Void) {
+    init(session: ANCSSession, gatt: GATTClient, controlPoint: UInt16, emit: @escaping @Sendable (ANCSSessionOutput) -> Void) {
         state = Lock(State(session: session))
-        self.att = att
+        self.gatt = gatt
         self.controlPoint = controlPoint
         self.emit = emit
     }
@@ -61,12 +62,14 @@ final class SessionDriver: Sendable {
         feed(.tick)
     }
 
+    /// A Write Request, or prepared writes when the command is longer than ATT_MTU - 3 (a
+    /// long bundle identifier at the minimum MTU).
     private func write(_ value: [UInt8]) {
-        let att = att
+        let gatt = gatt
         let handle = controlPoint
         Task { [weak self] in
-            do throws(ATTError) {
-                try await att.write(handle, value: value)
+            do throws(GATTError) {
+                try await gatt.writeValue(handle, value: value)
                 self?.feed(.controlPointWriteResult(attErrorCode: nil))
             } catch {
                 // A transaction timeout or a closed bearer has no ATT code: the link is

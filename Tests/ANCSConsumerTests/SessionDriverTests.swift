@@ -2,6 +2,7 @@ import ANCS
 @testable import ANCSConsumer
 import ATT
 import BluetoothCore
+import GATT
 import Testing
 import TestSupport
 
@@ -25,7 +26,7 @@ import TestSupport
         var cache = AppNameCache()
         cache.insert(.init(name: "Messages", isFallback: false), for: "com.apple.MobileSMS")
         let session = ANCSSession(configuration: ANCSSessionConfiguration(commandTimeout: timeout), appNames: cache)
-        let driver = SessionDriver(session: session, att: ATTClient(bearer: bearer), controlPoint: controlPoint) { continuation.yield($0) }
+        let driver = SessionDriver(session: session, gatt: GATTClient(att: ATTClient(bearer: bearer)), controlPoint: controlPoint) { continuation.yield($0) }
         return (driver, outputs)
     }
 
@@ -86,11 +87,42 @@ import TestSupport
         #expect(failures == [.disconnected, .disconnected])
     }
 
-    func answer(uid: UInt32) -> [UInt8] {
+    /// At the minimum MTU a Get App Attributes carrying a long bundle identifier does not
+    /// fit a Write Request: it goes out as prepared writes and one Execute Write (before, it
+    /// failed in our client and was told as the phone refusing it with 0x0E).
+    @Test func aCommandLongerThanTheMTUGoesOutAsPreparedWrites() async throws {
+        let app = "com.example.an.app.with.a.long.identifier"
+        let fetch = ControlPointCommand.getNotificationAttributes(uid: 4, attributes: ANCSSessionConfiguration().attributes)
+        let name = ControlPointCommand.getAppAttributes(appIdentifier: app, attributes: [.displayName]).bytes
+        var steps = [step(writeRequest(fetch), "13")]
+        for offset in stride(from: 0, to: name.count, by: 18) {
+            let prepare = Hex.string([0x16, 0x20, 0x00, UInt8(offset), 0x00] + name[offset..<min(offset + 18, name.count)], separator: " ")
+            steps.append(step(prepare, "17" + prepare.dropFirst(2)))
+        }
+        steps.append(step("18 01", "19"))
+        #expect(steps.count == 5)
+        let bearer = ScriptedBearer(steps)
+        let (driver, outputs) = driver(bearer)
+        driver.feed(.notificationSource([0, 0, 4, 1, 4, 0, 0, 0]))
+        await bearer.waitForSent(1)
+        await bearer.drain()
+        for fragment in fragments(answer(uid: 4, app: app), size: 20) { driver.feed(.dataSource(fragment)) }
+        // Before, the write failed in our client and the prepared writes never came.
+        let sends = steps.count
+        try await withDeadline("the prepared writes and the Execute Write") { await bearer.waitForSent(sends) }
+        await bearer.drain()
+        driver.feed(.dataSource([0x01] + Array(app.utf8) + [0, 0, 7, 0] + Array("Example".utf8)))
+        guard case let .notification(notification) = try await next(outputs) else { Issue.record("no notification"); return }
+        #expect(notification.appName == "Example")
+        #expect(notification.attributes?.appIdentifier == app)
+        #expect(bearer.failures.isEmpty)
+    }
+
+    func answer(uid: UInt32, app: String = "com.apple.MobileSMS") -> [UInt8] {
         var writer = ByteWriter()
         writer.write(UInt8(0))
         writer.write(uid)
-        for (id, value) in [(0, "com.apple.MobileSMS"), (1, "Ann"), (2, ""), (3, String(repeating: "x", count: 300)), (4, "300"),
+        for (id, value) in [(0, app), (1, "Ann"), (2, ""), (3, String(repeating: "x", count: 300)), (4, "300"),
                             (5, "20250102T030405"), (6, ""), (7, "Clear")] as [(UInt8, String)] {
             writer.write(id)
             writer.write(UInt16(value.utf8.count))
@@ -99,7 +131,7 @@ import TestSupport
         return writer.bytes
     }
 
-    func fragments(_ bytes: [UInt8]) -> [[UInt8]] {
-        stride(from: 0, to: bytes.count, by: 182).map { Array(bytes[$0..<min($0 + 182, bytes.count)]) }
+    func fragments(_ bytes: [UInt8], size: Int = 182) -> [[UInt8]] {
+        stride(from: 0, to: bytes.count, by: size).map { Array(bytes[$0..<min($0 + size, bytes.count)]) }
     }
 }

@@ -145,4 +145,28 @@ import Testing
         #expect(session.appNames.evictions == 16)
         #expect(session.appNames["app19"]?.name == "App 19")
     }
+
+    /// A bundle identifier too long for any Control Point write (512 octets) is not asked
+    /// about: the notification is told at once under its identifier, nothing is written
+    /// (the write would fail here, not at the phone, and read as the phone refusing it).
+    @Test func anAppIdentifierTooLongToAskAboutIsToldWithoutAsking() {
+        var session = ANCSSession()
+        var tally = Tally()
+        var names: [String?] = []
+        let longest = String(repeating: "a", count: 509)  // 0x01, 509 octets, NUL, 0x00: 512
+        for (uid, app) in [(UInt32(1), longest + "b"), (2, longest)] {
+            tally.take(session.handle(.notificationSource(ANCSWire.event(0, uid: uid)), now: 0))
+            tally.take(session.handle(.controlPointWriteResult(attErrorCode: nil), now: 0))
+            let outputs = session.handle(.dataSource(ANCSWire.fullAnswer(uid: uid, app: app)), now: 0)
+            names += outputs.compactMap { if case let .notification(told) = $0 { told.appName } else { nil } }
+            tally.take(outputs)
+        }
+        #expect(names == [longest + "b"])
+        #expect(tally.told[1] == 1 && tally.told[2] == nil)
+        // The second fits exactly: its Get App Attributes is the last write, 512 octets.
+        #expect(tally.writes.count == 3)
+        #expect(tally.writes.last?.count == ControlPointCommand.maximumLength)
+        #expect(tally.writes.last?.first == 0x01)
+        #expect(tally.problems.isEmpty)
+    }
 }

@@ -157,6 +157,30 @@ import TestSupport
         await consumer.stop()
     }
 
+    @Test("a phone that leaves the MTU exchange to us is asked, and a bundle identifier longer than a write still gets its name")
+    func consumerExchangesTheMTU() async throws {
+        let phone = try await Self.radio.get().addPhone("present=0 exchange=0")
+        // 212 octets: its Get App Attributes (215) is longer than ATT_MTU - 3 even at 185.
+        let app = "com.example." + String(repeating: "long", count: 50)
+        try await Self.radio.get().phone(phone, "app \(app) Long Name")
+        try await Self.radio.get().phone(phone, #"add {"app": "\#(app)", "title": "Hi"}"#)
+        let (central, consumer, events) = try await Self.radio.get().consumer(name: "BareBLE-ANCS-7")
+        defer { central.close() }
+        let log = try Self.radio.get().log
+        try await Self.radio.get().phone(phone, "return")
+        let told = try #require(try await events.notifications(1).first)
+        #expect(told.attributes?.appIdentifier == app)
+        #expect(told.appName == "Long Name")
+        let mtu = try await log.wait("mtu", timeout: .seconds(5)) { $0["peer"] as? String == phone }
+        #expect(mtu["mtu"] as? Int == 185)
+        let asked = try await log.wait("ancs-command", timeout: .seconds(5)) {
+            $0["peer"] as? String == phone && $0["command"] as? String == "get-app-attributes"
+        }
+        #expect(asked["app"] as? String == app)
+        try await Self.radio.get().phone(phone, "leave", timeout: .seconds(30))
+        await consumer.stop()
+    }
+
     @Test("now-playing follows the phone's media, and a pause goes to its media app")
     func media() async throws {
         let phone = try await Self.radio.get().addPhone("present=0")

@@ -325,14 +325,15 @@ class Radio:
 
     # -- emulated iPhones (BareBLE as ANCS consumer) ---------------------------------
     def new_iphone(self, name: str | None, settings: dict) -> EmulatedIPhone:
-        unknown = set(settings) - {'mtu', 'publish', 'present'}
+        unknown = set(settings) - {'mtu', 'exchange', 'publish', 'present'}
         if unknown:
-            raise ValueError(f'unknown iphone option(s) {", ".join(sorted(unknown))}: use mtu=N, publish=encrypted|always, present=0|1')
+            raise ValueError(f'unknown iphone option(s) {", ".join(sorted(unknown))}: use mtu=N, exchange=0|1, publish=encrypted|always, present=0|1')
         index = 1 + sum(isinstance(peer, EmulatedIPhone) for peer in self.peers.values())
         name = name or ('iphone' if index == 1 else f'iphone{index}')
         if name in self.peers:
             raise ValueError(f'a peer {name!r} exists')
         peer = EmulatedIPhone(index, name, self.link, emit, mtu=int(settings.get('mtu', '185'), 0),
+                              exchange=settings.get('exchange', '1') in ('1', 'yes', 'true', 'on'),
                               publish=settings.get('publish', 'encrypted'),
                               present=settings.get('present', '1') in ('1', 'yes', 'true', 'on'))
         self.peers[name] = peer
@@ -343,7 +344,7 @@ class Radio:
     def control_add_iphone(self, *words: str):
         names = [w for w in words if '=' not in w]
         if len(names) > 1:
-            raise ValueError('add-iphone [NAME] [mtu=N] [publish=encrypted|always] [present=0|1]')
+            raise ValueError('add-iphone [NAME] [mtu=N] [exchange=0|1] [publish=encrypted|always] [present=0|1]')
         settings = dict(w.partition('=')[::2] for w in words if '=' in w)
         peer = self.new_iphone(names[0] if names else None, settings)
 

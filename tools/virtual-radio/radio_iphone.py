@@ -128,13 +128,14 @@ class Media:
 
 class EmulatedIPhone(GattPeer):
     def __init__(self, index: int, name: str, link, log, mtu: int = IPHONE_MTU, publish: str = 'encrypted',
-                 present: bool = True) -> None:
+                 present: bool = True, exchange: bool = True) -> None:
         if publish not in ('encrypted', 'always'):
             raise ValueError('publish must be encrypted or always')
         super().__init__(name, 'iPhone', f'{IPHONE_ADDRESS_PREFIX}:{index:02X}', link, log)
         # Bumble's default IRK is all zeros; every phone gets its own, the same on every run.
         self.device.irk = hashlib.sha256(f'BareBLE-iPhone-{index}'.encode()).digest()[:16]
         self.mtu = mtu
+        self.exchange = exchange
         self.device.gatt_server.max_mtu = mtu
         self.publish_mode = publish
         self.store = ancs.NotificationStore()
@@ -325,11 +326,12 @@ class EmulatedIPhone(GattPeer):
             self.set_published(False)
 
     async def meet(self, connection) -> None:
-        """What iOS does on a new link: MTU, then encryption with the bond it has, else a
-        look at the consumer's GATT server, pairing when a read is refused."""
+        """What iOS does on a new link: MTU (unless `exchange=0`), then encryption with the
+        bond it has, else a look at the consumer's GATT server, pairing when a read is refused."""
         peer = BumblePeer(connection)
         try:
-            await asyncio.wait_for(peer.request_mtu(self.mtu), REQUEST_TIMEOUT)
+            if self.exchange:
+                await asyncio.wait_for(peer.request_mtu(self.mtu), REQUEST_TIMEOUT)
             if await self.bonded(connection):
                 await self.secure(connection)
             await self.explore(peer, connection)
