@@ -93,8 +93,13 @@ public struct ANCSSession: Sendable {
             }
         case .tick:
             if let inFlight, now >= inFlight.deadline {
-                let missing = assembler.missingAttributes
-                finish(with: .failure(.timedOut(missingAttributes: missing)), into: &outputs)
+                // A whole answer means the phone performed the command: only its Write
+                // Response is late, and the Control Point stays closed until it comes.
+                if let response = inFlight.response {
+                    finish(with: .success(response), into: &outputs)
+                } else {
+                    finish(with: .failure(.timedOut(missingAttributes: assembler.missingAttributes)), into: &outputs)
+                }
             }
         case .disconnected:
             disconnect(into: &outputs)

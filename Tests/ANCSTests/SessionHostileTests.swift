@@ -169,4 +169,28 @@ import Testing
         #expect(tally.writes.last?.first == 0x01)
         #expect(tally.problems.isEmpty)
     }
+
+    /// The whole answer came but the Write Response did not by the deadline: the phone
+    /// performed the command, so the notification is told with its attributes (before:
+    /// "timed out" with nothing missing). The Control Point stays closed until the write
+    /// is answered: the next command waits for it.
+    @Test func aCompleteAnswerWhoseWriteResponseIsLateIsStillTold() {
+        var session = ANCSSession()
+        var tally = Tally()
+        tally.take(session.handle(.notificationSource(ANCSWire.event(0, uid: 1)), now: 0))
+        tally.take(session.handle(.notificationSource(ANCSWire.event(0, uid: 2)), now: 0))
+        tally.take(session.handle(.dataSource(ANCSWire.fullAnswer(uid: 1, app: "com.apple.MobileSMS")), now: 1))
+        tally.take(session.handle(.tick, now: 10 * second))
+        #expect(tally.failures[1] == nil)
+        #expect(tally.writes.count == 1)
+        // Its app's name is asked once the write is answered, then UID 2 is fetched.
+        tally.take(session.handle(.controlPointWriteResult(attErrorCode: nil), now: 10 * second + 1))
+        #expect(tally.writes.count == 2 && tally.writes.last?.first == 0x01)
+        tally.take(session.handle(.controlPointWriteResult(attErrorCode: nil), now: 10 * second + 2))
+        tally.take(session.handle(.dataSource(ANCSWire.appAnswer(app: "com.apple.MobileSMS", displayName: "Messages")), now: 10 * second + 3))
+        #expect(tally.told[1] == 1)
+        #expect(tally.writes.count == 3 && tally.writes.last?.first == 0x00)
+        #expect(session.counters.failedCommands == 0)
+        #expect(session.counters.strayWriteResults == 0)
+    }
 }
