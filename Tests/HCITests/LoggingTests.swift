@@ -42,6 +42,19 @@ import TestSupport
         #expect(warnings.first?.metadata["malformedACLPackets"] == "1")
     }
 
+    @Test func anExtendedAdvertisementLeftOpenLogsOneWarningWithItsCount() async throws {
+        let logs = LogCapture()
+        let rig = try await ScanRig(logs: logs)
+        let session = try await rig.scanner.scan { _ in }
+        await rig.inject(extended(extendedReport([], sid: 1, status: .incompleteMoreToCome, data: [1])))
+        rig.clock.advance(milliseconds: 3001)
+        await rig.inject(extended(extendedReport([], sid: 1, data: [2])))
+        let warnings = logs.lines(atLeast: .warning)
+        #expect(warnings.count == 1)
+        #expect(warnings.first?.metadata["unfinishedAssemblies"] == "1")
+        await session.stop()
+    }
+
     @Test func aCommandCompleteForNothingSentLogsOneWarning() async throws {
         let logs = LogCapture()
         let (controller, transport) = try makeController(logs)

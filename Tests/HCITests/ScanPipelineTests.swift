@@ -197,6 +197,43 @@ import TestSupport
         #expect(out.map(\.advertisingData.bytes) == [[0xEE], [1, 0xEE]])
     }
 
+    /// A chain whose end never came (the controller must end one with "complete" or
+    /// "truncated", Vol 4 Part E 7.7.65.13; a faulty one may not) must not be glued to the
+    /// device's next advertisement: no piece of one chain can come later than the longest
+    /// AuxOffset (8191 x 300 us) after the one before it.
+    @Test func aChainWhoseEndNeverCameIsNotGluedToTheNextAdvertisement() {
+        var pipeline = ScanPipeline()
+        let out = run(&pipeline, [  // times in milliseconds
+            (0, extended(extendedReport([], sid: 3, status: .incompleteMoreToCome, data: [1, 1]))),
+            // 3.001 s later: a new chain, then a single complete report, from the same set.
+            (3001, extended(extendedReport([], sid: 3, status: .incompleteMoreToCome, data: [2]))),
+            (3002, extended(extendedReport([], sid: 3, data: [3]))),
+            (6000, extended(extendedReport([], sid: 3, status: .incompleteMoreToCome, data: [4]))),
+            (9001, extended(extendedReport([], sid: 3, data: [5]))),
+            // Pieces 2.5 s apart (past the longest AuxOffset, within the host's margin) still belong together.
+            (10000, extended(extendedReport([], sid: 3, status: .incompleteMoreToCome, data: [6]))),
+            (12500, extended(extendedReport([], sid: 3, data: [7]))),
+        ])
+        #expect(out.map(\.advertisingData.bytes) == [[2, 3], [5], [6, 7]])
+        #expect(pipeline.statistics.unfinishedAssemblies == 2)
+        #expect(pipeline.statistics.reassembledAdvertisements == 2)
+        #expect(pipeline.reassembly.inProgress.isEmpty)
+    }
+
+    /// Scanning stopped mid-chain: the rest will never come, so the start is dropped and
+    /// counted, not joined to what the next scan hears.
+    @Test func stoppingMidChainDropsTheStart() {
+        var pipeline = ScanPipeline()
+        _ = run(&pipeline, [(0, extended(extendedReport([], sid: 3, status: .incompleteMoreToCome, data: [1])))])
+        pipeline.scanningStopped()
+        let out = run(&pipeline, [
+            (1, extended(extendedReport([], sid: 3, status: .incompleteMoreToCome, data: [2]))),
+            (2, extended(extendedReport([], sid: 3, data: [3]))),
+        ])
+        #expect(out.map(\.advertisingData.bytes) == [[2, 3]])
+        #expect(pipeline.statistics.unfinishedAssemblies == 1)
+    }
+
     @Test func aReservedDataStatusIsCountedAndDropsItsAssembly() {
         var pipeline = ScanPipeline()
         let out = run(&pipeline, [

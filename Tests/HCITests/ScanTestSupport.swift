@@ -36,9 +36,9 @@ struct ScanRig {
     let scanner: Scanner
     let clock: TestClock
 
-    init(_ chip: ScanChip = ScanChip(extended: true)) async throws {
+    init(_ chip: ScanChip = ScanChip(extended: true), logs: LogCapture? = nil) async throws {
         transport = ScriptedTransport { chip.answer($0) }
-        controller = HCIController(transport: transport)
+        controller = if let logs { HCIController(transport: transport, logger: logs.logger(HCIController.defaultLogLabel)) } else { HCIController(transport: transport) }
         try controller.start()
         try await controller.powerOn()
         let clock = TestClock()

@@ -116,6 +116,24 @@ import TestSupport
         #expect(rig.scanCommands.count == 9)
     }
 
+    /// A new consumer makes the scanner stop and restart the controller's scan: a chain
+    /// the controller was reporting is never finished, so its start is dropped and counted
+    /// instead of being glued to the next advertisement of the same set.
+    @Test func aReconfigurationMidChainDropsTheStart() async throws {
+        let rig = try await ScanRig()
+        let collector = Collector()
+        let passive = try await rig.scanner.scan(parameters: .init(), onAdvertisement: collector.handler)
+        await rig.inject(extended(extendedReport([], sid: 1, status: .incompleteMoreToCome, data: [1])))
+        let active = try await rig.scanner.scan(parameters: try ScanParameters(active: true)) { _ in }
+        #expect(rig.scanCommands.count == 5)
+        await rig.inject(extended(extendedReport([], sid: 1, status: .incompleteMoreToCome, data: [2])))
+        await rig.inject(extended(extendedReport([], sid: 1, data: [3])))
+        #expect(collector.advertisements.map(\.advertisingData.bytes) == [[2, 3]])
+        #expect(rig.scanner.statistics.unfinishedAssemblies == 1)
+        await active.stop()
+        await passive.stop()
+    }
+
     @Test func combiningKeepsEveryConsumersDemands() throws {
         let slow = try ScanParameters(interval: .milliseconds(200), window: .milliseconds(20), filterPolicy: .basicFiltered)
         let fast = try ScanParameters(interval: .milliseconds(50), window: .milliseconds(10), filterPolicy: .basicFiltered)

@@ -8,9 +8,18 @@ import BluetoothCore
 /// ``maximumDataLength`` (the most extended advertising can carry, Vol 4 Part E 7.8.54)
 /// is dropped whole, and past ``maximumInProgress`` assemblies the oldest is abandoned.
 /// Both are counted in ``ScanStatistics``, never trapped on.
+///
+/// A chain whose end never comes (the controller must end each one "complete" or
+/// "truncated"; a faulty one, or scanning stopped by the host, leaves it open) is dropped
+/// and counted (`unfinishedAssemblies`) rather than glued to the device's next
+/// advertisement: when the next piece of its key comes more than ``maximumPieceGap``
+/// after the last, or when scanning stops.
 struct ExtendedReportReassembly: Sendable {
     static let maximumDataLength = 1650
     static let defaultMaximumInProgress = 16
+    /// The longest AuxOffset (8191 x 300 us = 2.457 s, Vol 6 Part B 2.3.4.5) between two
+    /// pieces of one chain, plus room for the host to read the events late.
+    static let maximumPieceGap: UInt64 = 3_000_000_000
 
     struct Key: Hashable, Sendable {
         var address: BluetoothAddress
@@ -24,6 +33,8 @@ struct ExtendedReportReassembly: Sendable {
         var data: [UInt8]
         /// Too long already: the rest of its pieces are swallowed until the last one.
         var discarding: Bool
+        /// When its latest piece came (monotonic nanoseconds).
+        var lastPiece: UInt64
     }
 
     enum Outcome: Equatable {
@@ -41,7 +52,8 @@ struct ExtendedReportReassembly: Sendable {
         self.maximumInProgress = max(1, maximumInProgress)
     }
 
-    mutating func add(_ report: LEExtendedAdvertisingReport.Report, statistics: inout ScanStatistics) -> Outcome {
+    /// `now`: when the report reached the host (monotonic nanoseconds).
+    mutating func add(_ report: LEExtendedAdvertisingReport.Report, now: UInt64, statistics: inout ScanStatistics) -> Outcome {
         let status = report.eventType.dataStatus
         // The common case: a complete report and nothing being assembled.
         if status == .complete, inProgress.isEmpty { return .complete(data: report.data, truncated: false) }
@@ -49,10 +61,16 @@ struct ExtendedReportReassembly: Sendable {
             address: report.address, addressType: report.addressType.rawValue,
             advertisingSID: report.advertisingSID, scanResponse: report.eventType.contains(.scanResponse)
         )
-        let index = inProgress.firstIndex { $0.key == key }
+        var index = inProgress.firstIndex { $0.key == key }
+        if let stale = index, now &- inProgress[stale].lastPiece > Self.maximumPieceGap {
+            inProgress.remove(at: stale)
+            statistics.unfinishedAssemblies += 1
+            index = nil
+        }
         switch status {
         case .incompleteMoreToCome:
             if let index {
+                inProgress[index].lastPiece = now
                 guard !inProgress[index].discarding else { return .none }
                 inProgress[index].data.append(contentsOf: report.data)
                 if inProgress[index].data.count > Self.maximumDataLength {
@@ -66,7 +84,7 @@ struct ExtendedReportReassembly: Sendable {
                 inProgress.removeFirst()
                 statistics.abandonedAssemblies += 1
             }
-            inProgress.append(Assembly(key: key, data: report.data, discarding: false))
+            inProgress.append(Assembly(key: key, data: report.data, discarding: false, lastPiece: now))
             return .none
         case .complete, .incompleteTruncated:
             let truncated = status == .incompleteTruncated
@@ -86,5 +104,9 @@ struct ExtendedReportReassembly: Sendable {
         }
     }
 
-    mutating func removeAll() { inProgress.removeAll() }
+    /// Scanning stopped or the controller was reset: no open chain will be finished.
+    mutating func abandonAll(statistics: inout ScanStatistics) {
+        statistics.unfinishedAssemblies += inProgress.count
+        inProgress.removeAll()
+    }
 }

@@ -39,7 +39,13 @@ struct ScanPipeline: Sendable {
     /// Hands out everything held (scanning stopped or the controller was reset).
     mutating func flushAll() {
         merger.flushAll(output: &output, statistics: &statistics)
-        reassembly.removeAll()
+        scanningStopped()
+    }
+
+    /// The controller stopped scanning (to be reconfigured, say): chains it was reporting
+    /// will not be finished. Held advertisements stay for the scan responses to come.
+    mutating func scanningStopped() {
+        reassembly.abandonAll(statistics: &statistics)
     }
 
     private mutating func add(_ report: LEAdvertisingReport.Report, timestamp: UInt64) {
@@ -98,7 +104,7 @@ struct ScanPipeline: Sendable {
             statistics.malformedReports += 1
             return
         }
-        guard case let .complete(bytes, truncated) = reassembly.add(report, statistics: &statistics) else { return }
+        guard case let .complete(bytes, truncated) = reassembly.add(report, now: timestamp, statistics: &statistics) else { return }
         if truncated { statistics.truncatedAdvertisements += 1 }
         let bits = report.eventType
         var properties: Advertisement.EventType = []

@@ -14,6 +14,9 @@ public struct ScanStatistics: Sendable, Equatable {
     public var oversizedAdvertisements = 0
     /// Reassemblies abandoned because too many were in progress.
     public var abandonedAssemblies = 0
+    /// Extended advertisements whose last piece never came (no piece for longer than the
+    /// longest AuxOffset, or scanning stopped mid-chain): their pieces dropped.
+    public var unfinishedAssemblies = 0
     /// Reports with a reserved data status or address type, dropped.
     public var malformedReports = 0
     /// Anonymous extended advertisements (no address), dropped: an Advertisement has one.
@@ -29,12 +32,14 @@ public struct ScanStatistics: Sendable, Equatable {
         var malformedReports: Int
         var oversizedAdvertisements: Int
         var abandonedAssemblies: Int
+        var unfinishedAssemblies: Int
         var anonymousReports: Int
     }
 
     var drops: Drops {
         Drops(
             malformedReports: malformedReports, oversizedAdvertisements: oversizedAdvertisements,
-            abandonedAssemblies: abandonedAssemblies, anonymousReports: anonymousReports)
+            abandonedAssemblies: abandonedAssemblies, unfinishedAssemblies: unfinishedAssemblies,
+            anonymousReports: anonymousReports)
     }
 }

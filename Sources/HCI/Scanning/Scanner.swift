@@ -230,7 +230,10 @@ public final class Scanner: Sendable {
                 if desired != applied {
                     if let applied {
                         try await applied.disable(on: controller)
-                        state.withLock { $0.applied = nil }
+                        state.withLock { state in
+                            state.applied = nil
+                            state.pipeline.scanningStopped()
+                        }
                     }
                     if let desired {
                         state.withLock { $0.pipeline.expectScanResponses = desired.active }
@@ -349,6 +352,9 @@ public final class Scanner: Sendable {
         }
         if after.abandonedAssemblies != before.abandonedAssemblies {
             logger.droppedForOverflow("extended advertisement abandoned: too many in reassembly", counter: "abandonedAssemblies", count: after.abandonedAssemblies)
+        }
+        if after.unfinishedAssemblies != before.unfinishedAssemblies {
+            logger.droppedInput("extended advertisement dropped: its last piece never came", counter: "unfinishedAssemblies", count: after.unfinishedAssemblies)
         }
         if after.anonymousReports != before.anonymousReports {
             logger.debug("anonymous extended advertisement dropped", metadata: ["anonymousReports": "\(after.anonymousReports)"])
