@@ -106,17 +106,16 @@ extension GATTServerStore {
     public func restoreBondedState(_ bonded: GATTBondedClientState, bearer: UInt16, ifOpen isOpen: () -> Bool) {
         state.withLock { state in
             guard isOpen() else { return }
-            var properties: [UInt16: CharacteristicProperties] = [:]
-            var types: [UInt16: BluetoothUUID] = [:]
+            var characteristics: [UInt16: GATTDatabase.Characteristic] = [:]
             for characteristic in state.database.services.flatMap(\.characteristics) {
-                properties[characteristic.valueHandle] = characteristic.properties
-                types[characteristic.valueHandle] = characteristic.uuid
+                characteristics[characteristic.valueHandle] = characteristic
             }
             var client = GATTServerClient()
             for (valueHandle, bits) in bonded.configurations {
-                if let recorded = bonded.characteristicTypes[valueHandle], recorded != types[valueHandle] { continue }
+                let characteristic = characteristics[valueHandle]
+                if let recorded = bonded.characteristicTypes[valueHandle], recorded != characteristic?.uuid { continue }
                 var kept = ClientCharacteristicConfiguration(rawValue: bits).intersection([.notification, .indication])
-                let offered = properties[valueHandle] ?? []
+                let offered = characteristic?.properties ?? []
                 if !offered.contains(.notify) { kept.remove(.notification) }
                 if !offered.contains(.indicate) { kept.remove(.indication) }
                 if !kept.isEmpty { client.configurations[valueHandle] = kept }
