@@ -245,6 +245,28 @@ import TestSupport
         #expect(pipeline.reassembly.inProgress.isEmpty)
     }
 
+    /// One device, two advertising sets (SIDs 1 and 2) from the same address: set 2's
+    /// advertisement does not push out set 1's held one, and each response completes its
+    /// own set. A response that names no set (SID 0xFF) still takes the held one.
+    @Test func scanResponsesPairWithinTheirAdvertisingSet() {
+        var pipeline = ScanPipeline()
+        pipeline.expectScanResponses = true
+        let scannable: LEExtendedAdvertisingReport.EventType = [.scannable]
+        let response: LEExtendedAdvertisingReport.EventType = [.scannable, .scanResponse]
+        let out = run(&pipeline, [
+            (0, extended(extendedReport(scannable, sid: 1, data: [1]))),
+            (1, extended(extendedReport(scannable, sid: 2, data: [2]))),
+            (2, extended(extendedReport(response, sid: 2, data: [0x22]))),
+            (3, extended(extendedReport(response, sid: 1, data: [0x11]))),
+            (4, extended(extendedReport(scannable, sid: 3, data: [3]))),
+            (5, extended(extendedReport(response, sid: 0xFF, data: [0x33]))),
+        ])
+        #expect(out.map { [$0.advertisingData.bytes, $0.scanResponseData?.bytes ?? []] } == [[[2], [0x22]], [[1], [0x11]], [[3], [0x33]]])
+        #expect(out.map(\.advertisingSID) == [2, 1, 3])
+        #expect(pipeline.statistics.mergedScanResponses == 3)
+        #expect(pipeline.statistics.heldAdvertisementsDeliveredAlone == 0)
+    }
+
     @Test func extendedScanResponsesArriveInPiecesToo() {
         var pipeline = ScanPipeline()
         pipeline.expectScanResponses = true

@@ -5,11 +5,14 @@ import BluetoothCore
 ///
 /// Rules (no timers: every decision is taken when a report arrives or scanning stops):
 /// - A scannable, non-scan-response advertisement is held while scanning is active.
-/// - A scan response from the same address completes the held one; both leave together,
-///   with the response's RSSI and timestamp (the moment the whole value existed).
+/// - A scan response from the same address and advertising set completes the held one;
+///   both leave together, with the response's RSSI and timestamp (the moment the whole
+///   value existed). One device may run several sets from one address (extended
+///   advertising): their Advertising SIDs keep them apart, and a report with no SID
+///   (legacy, or a controller that gives a response none) matches any set of its address.
 /// - A scan response with nothing held is delivered alone, marked
 ///   ``Advertisement/EventType/scanResponseOnly``.
-/// - A new advertisement from a device that already has one held pushes the held one out
+/// - A new advertisement from a set that already has one held pushes the held one out
 ///   alone first: its response is not coming.
 /// - At most ``capacity`` are held; the oldest leaves alone to make room.
 /// - On every report, held ones older than ``maximumAge`` leave alone; on stop, all do.
@@ -35,7 +38,10 @@ struct ScanResponseMerger: Sendable {
         output: inout [Advertisement], statistics: inout ScanStatistics
     ) {
         flushExpired(now: advertisement.timestamp, output: &output, statistics: &statistics)
-        let index = held.isEmpty ? nil : held.firstIndex { $0.address == advertisement.address }
+        let index = held.isEmpty ? nil : held.firstIndex { held in
+            held.address == advertisement.address
+                && (held.advertisingSID == advertisement.advertisingSID || held.advertisingSID == nil || advertisement.advertisingSID == nil)
+        }
         if advertisement.eventType.contains(.scanResponseOnly) {
             guard let index else {
                 statistics.unpairedScanResponses += 1
