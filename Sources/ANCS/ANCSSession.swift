@@ -245,7 +245,7 @@ public struct ANCSSession: Sendable {
     /// cannot be asked), else parked until the name is fetched.
     private mutating func fetched(_ event: NotificationEvent, _ attributes: NotificationAttributes, into outputs: inout [ANCSSessionOutput]) {
         guard let app = attributes.appIdentifier, !app.isEmpty, !app.utf8.contains(0),
-              ControlPointCommand.getAppAttributes(appIdentifier: app, attributes: [.displayName]).fitsOneWrite
+              ControlPointCommand.getAppAttributes(appIdentifier: app, attributes: [.displayName]).isWritable
         else {
             outputs.append(.notification(ANCSNotification(event: event, attributes: attributes, appName: attributes.appIdentifier)))
             return

@@ -63,9 +63,10 @@ public enum ControlPointCommand: Sendable, Hashable {
     /// (Core 5.4 Vol 3 Part F 3.2.9), reached with prepared writes.
     public static let maximumLength = 512
 
-    /// Whether the command can be written at all: a Get App Attributes with a bundle
-    /// identifier of about 500 octets (only a hostile phone sends one) cannot.
-    public var fitsOneWrite: Bool { bytes.count <= Self.maximumLength }
+    /// Whether the command can be written at all, with prepared writes if need be: a Get
+    /// App Attributes with a bundle identifier of about 500 octets (only a hostile phone
+    /// sends one) cannot.
+    public var isWritable: Bool { bytes.count <= Self.maximumLength }
 
     public enum ID: UInt8, Sendable, Hashable {
         case getNotificationAttributes = 0

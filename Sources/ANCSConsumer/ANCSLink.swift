@@ -70,7 +70,7 @@ final class ANCSLink: PendingAnswersOwner {
     /// long) and is the link's to report when it is going.
     private func exchangeMTU() async {
         guard remote.att.mtu == ATTConstants.minimumLEMTU else { return }
-        _ = try? await remote.att.exchangeMTU()
+        _ = try? await remote.exchangeMTU()
     }
 
     /// Encrypted already: nothing to do. A bonded phone encrypts with its stored key on its

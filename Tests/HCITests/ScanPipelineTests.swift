@@ -220,6 +220,24 @@ import TestSupport
         #expect(pipeline.reassembly.inProgress.isEmpty)
     }
 
+    /// A device that went away mid-chain: its start is dropped and counted at the first
+    /// report (of any device) more than 3 s later, not kept until its key comes back; a
+    /// chain already dropped as oversized is not counted again.
+    @Test func anOpenChainIsDroppedAtAnyReportOnceItIsStale() {
+        var pipeline = ScanPipeline()
+        let piece = [UInt8](repeating: 0xAA, count: 229)
+        let other = BluetoothAddress(0xD000_0000_0001)
+        let out = run(&pipeline, [
+            (0, extended(extendedReport([], sid: 3, status: .incompleteMoreToCome, data: [1]))),
+        ] + (0..<8).map { (UInt64(1 + $0), extended(extendedReport([], sid: 4, status: .incompleteMoreToCome, data: piece))) } + [
+            (3100, extended(extendedReport([], other, sid: 0, data: [9]))),
+        ])
+        #expect(out.map(\.advertisingData.bytes) == [[9]])
+        #expect(pipeline.reassembly.inProgress.isEmpty)
+        #expect(pipeline.statistics.oversizedAdvertisements == 1)
+        #expect(pipeline.statistics.unfinishedAssemblies == 1)
+    }
+
     /// Scanning stopped mid-chain: the rest will never come, so the start is dropped and
     /// counted, not joined to what the next scan hears.
     @Test func stoppingMidChainDropsTheStart() {

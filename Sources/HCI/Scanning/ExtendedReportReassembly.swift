@@ -11,9 +11,10 @@ import BluetoothCore
 ///
 /// A chain whose end never comes (the controller must end each one "complete" or
 /// "truncated"; a faulty one, or scanning stopped by the host, leaves it open) is dropped
-/// and counted (`unfinishedAssemblies`) rather than glued to the device's next
-/// advertisement: when the next piece of its key comes more than ``maximumPieceGap``
-/// after the last, or when scanning stops.
+/// and counted (`unfinishedAssemblies`) once no piece of it has come for
+/// ``maximumPieceGap``, checked at every report, and when scanning stops. Within that
+/// time a faulty controller's open chain is still joined to its set's next advertisement:
+/// nothing in a report tells a chain's first piece from a later one.
 struct ExtendedReportReassembly: Sendable {
     static let maximumDataLength = 1650
     static let defaultMaximumInProgress = 16
@@ -57,16 +58,12 @@ struct ExtendedReportReassembly: Sendable {
         let status = report.eventType.dataStatus
         // The common case: a complete report and nothing being assembled.
         if status == .complete, inProgress.isEmpty { return .complete(data: report.data, truncated: false) }
+        dropStale(now: now, statistics: &statistics)
         let key = Key(
             address: report.address, addressType: report.addressType.rawValue,
             advertisingSID: report.advertisingSID, scanResponse: report.eventType.contains(.scanResponse)
         )
-        var index = inProgress.firstIndex { $0.key == key }
-        if let stale = index, now &- inProgress[stale].lastPiece > Self.maximumPieceGap {
-            inProgress.remove(at: stale)
-            statistics.unfinishedAssemblies += 1
-            index = nil
-        }
+        let index = inProgress.firstIndex { $0.key == key }
         switch status {
         case .incompleteMoreToCome:
             if let index {
@@ -104,9 +101,19 @@ struct ExtendedReportReassembly: Sendable {
         }
     }
 
+    /// Drops every chain with no piece for longer than ``maximumPieceGap`` (one already
+    /// counted as oversized is not counted again).
+    private mutating func dropStale(now: UInt64, statistics: inout ScanStatistics) {
+        inProgress.removeAll { assembly in
+            guard now &- assembly.lastPiece > Self.maximumPieceGap else { return false }
+            if !assembly.discarding { statistics.unfinishedAssemblies += 1 }
+            return true
+        }
+    }
+
     /// Scanning stopped or the controller was reset: no open chain will be finished.
     mutating func abandonAll(statistics: inout ScanStatistics) {
-        statistics.unfinishedAssemblies += inProgress.count
+        statistics.unfinishedAssemblies += inProgress.count(where: { !$0.discarding })
         inProgress.removeAll()
     }
 }

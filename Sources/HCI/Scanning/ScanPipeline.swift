@@ -36,10 +36,15 @@ struct ScanPipeline: Sendable {
         }
     }
 
-    /// Hands out everything held (scanning stopped or the controller was reset).
+    /// Hands out everything held and drops open chains (the controller was reset).
     mutating func flushAll() {
-        merger.flushAll(output: &output, statistics: &statistics)
+        releaseHeld()
         scanningStopped()
+    }
+
+    /// Hands out the advertisements held for a scan response (none can come any more).
+    mutating func releaseHeld() {
+        merger.flushAll(output: &output, statistics: &statistics)
     }
 
     /// The controller stopped scanning (to be reconfigured, say): chains it was reporting

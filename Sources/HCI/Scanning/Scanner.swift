@@ -206,8 +206,10 @@ public final class Scanner: Sendable {
             let stillActive = state.consumers.contains { $0.id != id && $0.parameters.active }
             // Only when no scan response can come any more (or nobody is left) is there
             // anything to release; other consumers' assemblies stay intact.
+            // Open chains stay: the controller scans on until the next reconfiguration,
+            // which drops them when it disables scanning.
             if !stillActive, state.consumers[index].parameters.active || state.consumers.count == 1 {
-                state.pipeline.flushAll()
+                state.pipeline.releaseHeld()
                 distribute(&state, into: &deliveries)
             }
             state.consumers.remove(at: index)
