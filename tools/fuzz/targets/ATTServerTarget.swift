@@ -8,16 +8,17 @@ import TestSupport
 /// them, each request waited for before the next (as a client must), against the tests'
 /// database (`InMemoryAttributeStore.testDatabase()`).
 enum ATTServerTarget {
-    /// A bearer that records what is sent and wakes the fuzzing thread on each send.
+    /// A bearer that records what is sent and hands the awaited answer to the waiting
+    /// conversation.
     final class RecordingBearer: ATTBearer {
         struct State {
             var receive: (@Sendable ([UInt8]) -> Void)?
             var sent: [[UInt8]] = []
             var mtu = ATTConstants.minimumLEMTU
             var closed = false
+            var waiter: (count: Int, continuation: CheckedContinuation<[UInt8], Never>)?
         }
         let state = Lock(State())
-        let sends = DispatchSemaphore(value: 0)
 
         func start(
             receive: @escaping @Sendable ([UInt8]) -> Void, oversized _: @escaping @Sendable (ATTOpcode?, Int) -> Void,
@@ -26,11 +27,14 @@ enum ATTServerTarget {
             state.withLock { $0.receive = receive }
         }
         func send(_ pdu: [UInt8]) throws(ATTBearerError) {
-            try state.withLock { state throws(ATTBearerError) in
+            let woken = try state.withLock { state throws(ATTBearerError) -> (CheckedContinuation<[UInt8], Never>, [UInt8])? in
                 if state.closed { throw .closedByHost }
                 state.sent.append(pdu)
+                guard let waiter = state.waiter, state.sent.count >= waiter.count else { return nil }
+                state.waiter = nil
+                return (waiter.continuation, state.sent[waiter.count - 1])
             }
-            sends.signal()
+            if let (continuation, answer) = woken { continuation.resume(returning: answer) }
         }
         var mtu: UInt16 { state.withLock { $0.mtu } }
         var mtuIsNegotiatedBelow: Bool { false }
@@ -42,17 +46,33 @@ enum ATTServerTarget {
         func deliver(_ pdu: [UInt8]) { state.withLock { $0.receive }?(pdu) }
         var sentCount: Int { state.withLock { $0.sent.count } }
 
-        /// The `count`th PDU sent, waiting up to 5 s for it: a request left unanswered is a
-        /// finding (the client would wait 30 s, then drop the link).
-        func waitForSent(_ count: Int, after pdu: [UInt8]) -> [UInt8] {
-            while true {
-                if let sent = state.withLock({ $0.sent.count >= count ? $0.sent[count - 1] : nil }) { return sent }
-                expect(sends.wait(timeout: .now() + 5) == .success, "no answer to \(Hex.string(pdu, separator: " "))")
+        /// The `count`th PDU sent, once it is. The conversation waits in a task, so the
+        /// server's drain task runs on the thread it frees instead of waking another:
+        /// a thread hand-off per request was most of this target's time.
+        func sent(_ count: Int) async -> [UInt8] {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> [UInt8]? in
+                    if state.sent.count >= count { return state.sent[count - 1] }
+                    state.waiter = (count, continuation)
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
             }
         }
     }
 
+    /// An input's whole conversation: a request left unanswered is a finding (a client
+    /// would wait 30 s, then drop the link), caught by this deadline.
     @Sendable static func server(_ bytes: [UInt8]) {
+        let finished = DispatchSemaphore(value: 0)
+        Task {
+            await converse(bytes)
+            finished.signal()
+        }
+        expect(finished.wait(timeout: .now() + 8) == .success, "a request left unanswered (the input's conversation took over 8 s)")
+    }
+
+    static func converse(_ bytes: [UInt8]) async {
         let bearer = RecordingBearer()
         let verifier: ATTSignatureVerifier = { command, _ in
             command.authenticationSignature.last == 0x5A ? ATTLinkSecurity(isEncrypted: true, keySize: 16) : nil
@@ -74,7 +94,7 @@ enum ATTServerTarget {
             guard isRequest else { continue }
             // The first PDU sent after delivery: an indication's confirmation goes out inside
             // `deliver`, so nothing but the answer can come now.
-            let answer = bearer.waitForSent(before + 1, after: pdu)
+            let answer = await bearer.sent(before + 1)
             // Only formatted for a finding's message (expect's is an autoclosure).
             func trace() -> String { "\(Hex.string(pdu, separator: " ")) → \(Hex.string(answer, separator: " "))" }
             if invalid {
