@@ -14,7 +14,7 @@ public struct ScanStatistics: Sendable, Equatable {
     public var oversizedAdvertisements = 0
     /// Reassemblies abandoned because too many were in progress.
     public var abandonedAssemblies = 0
-    /// Extended advertisements whose last piece never came (no piece for longer than the
+    /// Extended advertisements whose last piece never came (no piece for 3 s, past the
     /// longest AuxOffset, or scanning stopped mid-chain): their pieces dropped.
     public var unfinishedAssemblies = 0
     /// Reports with a reserved data status or address type, dropped.

@@ -205,9 +205,8 @@ public final class Scanner: Sendable {
             var deliveries: [Delivery] = []
             let stillActive = state.consumers.contains { $0.id != id && $0.parameters.active }
             // Only when no scan response can come any more (or nobody is left) is there
-            // anything to release; other consumers' assemblies stay intact.
-            // Open chains stay: the controller scans on until the next reconfiguration,
-            // which drops them when it disables scanning.
+            // anything to release. Open chains stay: the controller scans on until the next
+            // reconfiguration, which drops them when it disables scanning.
             if !stillActive, state.consumers[index].parameters.active || state.consumers.count == 1 {
                 state.pipeline.releaseHeld()
                 distribute(&state, into: &deliveries)
