@@ -7,8 +7,9 @@ import GATT
 /// any PDU through `admit`, reads and writes of any handle with any value (up to 255
 /// octets here), bearers closing, plus the application adding and removing services and a
 /// bond's state going out and back in. Invariants: the served hash equals the one computed
-/// from the database after every change to it and at the end; a bearer's Client Supported Features only gain bits while it lives;
-/// a CCCD reads back as two octets with no reserved bit. At most `maximumAdds` services
+/// from the database after every change to it and at the end; a bearer's Client Supported
+/// Features only gain bits while it lives; a CCCD reads back as two octets with no
+/// reserved bit. At most `maximumAdds` services
 /// are added per input: each addition rehashes the whole database, so an input of a
 /// thousand additions cost quadratic time (a third of the target's samples) while reaching
 /// nothing a handful does not (the handle space would need 21,000 of them to run out).
