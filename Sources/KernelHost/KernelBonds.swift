@@ -30,21 +30,40 @@ public final class KernelBonds: Sendable {
     private struct State: Sendable {
         var counters = KernelBondCounters()
         var answers = PendingAnswers<Kind, Bool, BondStoreError>()
+        /// Events handed to the keeping task and not yet kept.
+        var queued = 0
+        /// The LTKs' outcome, held until nothing is queued behind them.
+        var heldAnswer: WaitOutcome<Bool, BondStoreError>?
     }
 
     package enum Kind: Hashable, Sendable { case longTermKey }
 
     /// Loads `store` into hci`adapter`'s kernel and starts keeping what it reports.
     public static func attach(adapter: Int, store: BondStore) throws(TransportError) -> KernelBonds {
+        try attach(
+            adapter: adapter, store: store,
+            listen: { handler throws(TransportError) in try KernelKeyMonitor.start(index: adapter, handler: handler) },
+            load: { () throws(TransportError) in
+                let keys = store.kernelKeys()
+                try KernelManagement.loadKeys(
+                    index: adapter, longTermKeys: keys.longTermKeys, identityResolvingKeys: keys.identityResolvingKeys,
+                    connectionParameters: keys.connectionParameters)
+            })
+    }
+
+    /// `attach` with the control channel's two uses given: listening for key events and
+    /// loading the store into the kernel (a test's socket pair stands in for both).
+    package static func attach(
+        adapter: Int, store: BondStore,
+        listen: (@escaping @Sendable (KernelKeyEvent.Received) -> Void) throws(TransportError) -> KernelKeyMonitor,
+        load: () throws(TransportError) -> Void
+    ) throws(TransportError) -> KernelBonds {
         let (stream, queue) = AsyncStream.makeStream(of: KernelKeyEvent.Received.self, bufferingPolicy: .bufferingOldest(queueLimit))
         let bonds = KernelBonds(adapter: adapter, store: store, queue: queue)
         // Listening first: a key reported while the store loads is not missed.
-        let monitor = try KernelKeyMonitor.start(index: adapter) { [weak bonds] received in bonds?.enqueue(received) }
+        let monitor = try listen { [weak bonds] received in bonds?.enqueue(received) }
         do {
-            let keys = store.kernelKeys()
-            try KernelManagement.loadKeys(
-                index: adapter, longTermKeys: keys.longTermKeys, identityResolvingKeys: keys.identityResolvingKeys,
-                connectionParameters: keys.connectionParameters)
+            try load()
         } catch {
             monitor.close()
             throw error
@@ -72,31 +91,65 @@ public final class KernelBonds: Sendable {
     }
 
     private func enqueue(_ received: KernelKeyEvent.Received) {
-        if case .dropped = queue.yield(received) { state.withLock { $0.counters.dropped += 1 } }
+        // Counted before the yield: the keeping task may take it at once.
+        state.withLock { $0.queued += 1 }
+        if case .dropped = queue.yield(received) {
+            state.withLock {
+                $0.queued -= 1
+                $0.counters.dropped += 1
+            }
+        }
     }
 
+    /// Keeps one key. A pairing's wait is answered once the kernel's report of its keys
+    /// is all kept: at an LTK with nothing queued behind it. The kernel reports a
+    /// pairing's keys back to back, the LTKs last, and a legacy pairing two of them (the
+    /// peer's, then ours, which a central of ours needs when it reconnects to us): a
+    /// tool that exits once its pairing is answered must not lose the second.
     private func keep(_ received: KernelKeyEvent.Received) {
+        let outcome = write(received)
+        let answer = state.withLock { state -> WaitOutcome<Bool, BondStoreError>? in
+            state.queued -= 1
+            if case .longTermKey = received.event { state.heldAnswer = Self.combine(state.heldAnswer, outcome) }
+            guard state.queued == 0, let held = state.heldAnswer else { return nil }
+            state.heldAnswer = nil
+            return held
+        }
+        if let answer {
+            for resumption in withPendingAnswers({ $0.fulfill(.longTermKey, with: answer) }) { resumption.resume() }
+        }
+    }
+
+    /// Writes a key the kernel asks to be kept, and counts what became of it.
+    private func write(_ received: KernelKeyEvent.Received) -> WaitOutcome<Bool, BondStoreError> {
         guard received.persistent else {
             count(\.notPersistent)
-            if case .longTermKey = received.event { answer(.value(false)) }
-            return
+            return .value(false)
         }
         do throws(BondStoreError) {
             let outcome = try store.keep(received.event, now: Int64(time(nil)))
             count(outcome == .kept ? \.kept : \.refused)
-            if case .longTermKey = received.event { answer(.value(outcome == .kept)) }
+            return .value(outcome == .kept)
         } catch {
             count(\.failed)
-            if case .longTermKey = received.event { answer(.failed(error)) }
+            return .failed(error)
+        }
+    }
+
+    /// One answer for a report's LTKs: a store that refused a write wins, then any kept.
+    private static func combine(
+        _ held: WaitOutcome<Bool, BondStoreError>?, _ new: WaitOutcome<Bool, BondStoreError>
+    ) -> WaitOutcome<Bool, BondStoreError> {
+        guard let held else { return new }
+        switch (held, new) {
+        case (.failed, _): return held
+        case let (.value(kept), .value(alsoKept)): return .value(kept || alsoKept)
+        default: return new
         }
     }
 
     private func count(_ counter: WritableKeyPath<KernelBondCounters, Int>) {
         state.withLock { $0.counters[keyPath: counter] += 1 }
-    }
-
-    private func answer(_ outcome: WaitOutcome<Bool, BondStoreError>) {
-        for resumption in withPendingAnswers({ $0.fulfill(.longTermKey, with: outcome) }) { resumption.resume() }
     }
 
     // MARK: A pairing's wait for its keys
@@ -111,8 +164,9 @@ public final class KernelBonds: Sendable {
         withPendingAnswers { $0.forget(id) }
     }
 
-    /// Waits (at most ``keyWait``) until the LTK expected by `id` has been handled: true
-    /// kept, false not meant to be kept or no key came in time (the pairing's caller goes
+    /// Waits (at most ``keyWait``) until the LTKs expected by `id`, and whatever was queued
+    /// behind them, have been handled: true one kept, false not meant to be kept or no key
+    /// came in time (the pairing's caller goes
     /// on either way: the link is encrypted); a store that refused the write throws.
     public func longTermKeyKept(_ id: UInt64) async throws(BondStoreError) -> Bool {
         switch await wait(for: id, until: .now + Self.keyWait, cancellable: false) {

@@ -1,0 +1,47 @@
+import BluetoothCore
+import Bonding
+import Glibc
+import HCITransport
+@testable import KernelHost
+import Testing
+import TestSupport
+
+/// The keeping of the kernel's keys (hci-raw), over a socket pair standing in for the
+/// control channel.
+@Suite struct KernelBondsTests {
+    /// New Long Term Key for the tests' peer: a legacy key, unauthenticated.
+    static func legacyKey(central: Bool, ediv: UInt16, value: UInt8) -> [UInt8] {
+        KernelKeyEventTests.event(
+            0x000A,
+            [0x01] + KernelKeyEventTests.address + [0x00, central ? 0x01 : 0x00, 0x10, UInt8(ediv & 0xFF), UInt8(ediv >> 8)]
+                + [UInt8](repeating: 0x77, count: 8) + [UInt8](repeating: value, count: 16))
+    }
+
+    /// A legacy pairing's report is two LTKs back to back (smp_notify_keys: the peer's,
+    /// then ours): the pairing's wait ends with both kept, so a tool that exits when its
+    /// pairing is answered keeps the key a central of ours needs to reconnect to us.
+    @Test func aLegacyPairingsWaitEndsWithBothKeysKept() async throws {
+        var pair: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &pair) == 0)
+        let sender = pair[0]
+        defer { close(sender) }
+        let store = try BondStore(directory: scratchDirectory(), identity: .public(BluetoothAddress(0xF00D_0000_0001)))
+        let bonds = try KernelBonds.attach(
+            adapter: 0, store: store,
+            listen: { handler throws(TransportError) in
+                try KernelKeyMonitor.start(index: 0, loop: try DescriptorLoop(fd: pair[1], spec: nil, name: "socketpair", isSocket: true), handler: handler)
+            },
+            load: {})
+        defer { bonds.close() }
+
+        let expectation = bonds.expectLongTermKey()
+        for datagram in [Self.legacyKey(central: true, ediv: 0x1234, value: 0x11), Self.legacyKey(central: false, ediv: 0x9876, value: 0x22)] {
+            #expect(send(sender, datagram, datagram.count, 0) == datagram.count)
+        }
+        #expect(try await bonds.longTermKeyKept(expectation))
+        let bond = try #require(store.bond(for: KernelKeyEventTests.peer))
+        #expect(bond.peerKeys.longTermKey?.ediv == 0x1234)
+        #expect(bond.localKeys.longTermKey?.ediv == 0x9876)
+        #expect(bonds.counters.kept == 2)
+    }
+}
