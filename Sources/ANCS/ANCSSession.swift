@@ -84,7 +84,9 @@ public struct ANCSSession: Sendable {
         case let .dataSource(bytes):
             receivedData(bytes, into: &outputs)
         case let .controlPointWriteResult(code):
-            writeAnswered(code, into: &outputs)
+            writeAnswered(code.map { .rejected(ControlPointError(attErrorCode: $0)) }, into: &outputs)
+        case let .controlPointWriteFailed(reason):
+            writeAnswered(.writeFailed(reason: reason), into: &outputs)
         case let .performAction(uid, action):
             if actions.count >= configuration.maximumPendingActions {
                 outputs.append(.actionFinished(uid: uid, action: action, failure: .queueFull))
@@ -173,7 +175,8 @@ public struct ANCSSession: Sendable {
         }
     }
 
-    private mutating func writeAnswered(_ code: UInt8?, into outputs: inout [ANCSSessionOutput]) {
+    /// The last write's end: nil written, else why not.
+    private mutating func writeAnswered(_ failure: ANCSCommandFailure?, into outputs: inout [ANCSSessionOutput]) {
         guard let answered = unansweredWrite else {
             counters.strayWriteResults += 1
             return
@@ -182,13 +185,12 @@ public struct ANCSSession: Sendable {
         // The answer to a command already given up on (its deadline passed) frees the
         // Control Point and nothing else.
         guard inFlight?.serial == answered else { return }
-        if let code {
-            let error = ControlPointError(attErrorCode: code)
-            if error == .notificationSharingNotAllowed, !toldSharingNotAllowed {
+        if let failure {
+            if failure == .rejected(.notificationSharingNotAllowed), !toldSharingNotAllowed {
                 toldSharingNotAllowed = true
                 outputs.append(.problem(.notificationSharingNotAllowed))
             }
-            finish(with: .failure(.rejected(error)), into: &outputs)
+            finish(with: .failure(failure), into: &outputs)
             return
         }
         inFlight?.written = true

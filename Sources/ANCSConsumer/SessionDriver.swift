@@ -72,9 +72,11 @@ final class SessionDriver: Sendable {
                 try await gatt.writeValue(handle, value: value)
                 self?.feed(.controlPointWriteResult(attErrorCode: nil))
             } catch {
-                // A transaction timeout or a closed bearer has no ATT code: the link is
-                // going, and Unlikely Error stands for it until its disconnection arrives.
-                self?.feed(.controlPointWriteResult(attErrorCode: error.errorCode?.rawValue ?? ATTErrorCode.unlikelyError.rawValue))
+                if let code = error.errorCode {
+                    self?.feed(.controlPointWriteResult(attErrorCode: code.rawValue))
+                } else {
+                    self?.feed(.controlPointWriteFailed(reason: "\(error)"))
+                }
             }
         }
     }

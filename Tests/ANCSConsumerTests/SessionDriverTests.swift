@@ -118,6 +118,43 @@ import TestSupport
         #expect(bearer.failures.isEmpty)
     }
 
+    /// A phone that echoes a prepared write with another value: our client cancels the
+    /// queue, and the session is told the write got no answer, not that the phone refused
+    /// it (before: ATT 0x0E, Unlikely Error, which the phone never sent).
+    @Test func aPreparedWriteEchoedWrongIsToldAsNoAnswer() async throws {
+        let app = "com.example.an.app.with.a.long.identifier"
+        let fetch = ControlPointCommand.getNotificationAttributes(uid: 4, attributes: ANCSSessionConfiguration().attributes)
+        let name = ControlPointCommand.getAppAttributes(appIdentifier: app, attributes: [.displayName]).bytes
+        let prepare = [0x16, 0x20, 0x00, 0x00, 0x00] + name.prefix(18)
+        var echo = prepare
+        echo[0] = 0x17
+        echo[6] ^= 0xFF
+        let bearer = ScriptedBearer([
+            step(writeRequest(fetch), "13"),
+            step(Hex.string(prepare, separator: " "), Hex.string(echo, separator: " ")),
+            step("18 00", "19"),
+        ])
+        let (driver, outputs) = driver(bearer)
+        driver.feed(.notificationSource([0, 0, 4, 1, 4, 0, 0, 0]))
+        await bearer.waitForSent(1)
+        await bearer.drain()
+        for fragment in fragments(answer(uid: 4, app: app), size: 20) { driver.feed(.dataSource(fragment)) }
+        guard case let .problem(.appNameUnavailable(identifier, failure)) = try await next(outputs) else {
+            Issue.record("no problem told")
+            return
+        }
+        #expect(identifier == app)
+        guard case let .writeFailed(reason) = failure else {
+            Issue.record("told as \(failure)")
+            return
+        }
+        #expect(reason.contains("echoed a different value"))
+        #expect(failure.description.contains("got no answer"))
+        guard case let .notification(notification) = try await next(outputs) else { Issue.record("no notification"); return }
+        #expect(notification.appName == app && notification.attributes?.appIdentifier == app)
+        #expect(bearer.failures.isEmpty)
+    }
+
     func answer(uid: UInt32, app: String = "com.apple.MobileSMS") -> [UInt8] {
         var writer = ByteWriter()
         writer.write(UInt8(0))

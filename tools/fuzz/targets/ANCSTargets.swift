@@ -21,14 +21,17 @@ enum ANCSTargets {
             switch selector % 6 {
             case 0: input = .notificationSource(payload)
             case 1: input = .dataSource(payload)
-            case 2: input = .controlPointWriteResult(attErrorCode: payload.first)
+            case 2: input = payload.count == 2 ? .controlPointWriteFailed(reason: "\(payload)") : .controlPointWriteResult(attErrorCode: payload.first)
             case 3:
                 now &+= UInt64(payload.first ?? 0) * 500_000_000
                 input = .tick
             case 4: input = .performAction(uid: UInt32(payload.first ?? 0), action: payload.count > 1 ? .negative : .positive)
             default: input = .disconnected
             }
-            if case .controlPointWriteResult = input, unanswered > 0 { unanswered -= 1 }
+            switch input {
+            case .controlPointWriteResult, .controlPointWriteFailed: if unanswered > 0 { unanswered -= 1 }
+            default: break
+            }
             let outputs = session.handle(input, now: now)
             let writes = outputs.compactMap { if case let .writeControlPoint(value) = $0 { value } else { nil } }
             expect(writes.count <= 1, "\(writes.count) writes for one input")
