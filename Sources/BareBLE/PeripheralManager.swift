@@ -116,13 +116,16 @@ public final class PeripheralManager: Sendable {
             let dropped = listeners.yield(event)
             if dropped > 0 { HostLog.droppedEvents(dropped, total: links.withLock { $0.statistics.droppedEvents += dropped; return $0.statistics.droppedEvents }) }
         }
-        let serving = PeripheralServerStore(store: store, receiveMTU: att.receiveMTU, report: report)
+        let serving = PeripheralServerStore(store: store, report: report)
         let signatures = central.security.bonds.map { SignedWriteVerifier(bonds: $0).verifier }
         do {
             host = try PeripheralHost(central: central, options: advertising) { setup in
                 let server = ATTServer(
                     bearer: setup.bearer, store: serving, bearerID: setup.handle, peer: setup.identity,
                     security: setup.security, configuration: att, verifier: signatures)
+                server.observeMTU { [weak server] mtu in
+                    report(.mtu(Request(bearer: setup.handle, central: server?.context.peer, handle: 0), mtu: mtu))
+                }
                 // A new link on this handle starts with nothing of an earlier one's, even when
                 // the earlier one's disconnection is handled after this (it then finds
                 // another server on the handle and leaves it alone).
@@ -231,7 +234,7 @@ public final class PeripheralManager: Sendable {
             guard let self else { return }
             let peer = server.context.peer
             if confirmed {
-                store.serviceChangedConfirmed(bearer: bearer)
+                store.serviceChangedConfirmed(server.context)
                 saveBondedState(bearer: bearer, peer: peer)
             }
             let request = Request(bearer: bearer, central: peer, handle: handle, characteristic: GATTUUID.serviceChanged, valueHandle: handle)
@@ -302,8 +305,9 @@ public final class PeripheralManager: Sendable {
         }
         guard let saved else { return }
         // The link may close while this runs on the event task, before its disconnection
-        // is handled: its server marks itself closed before the store forgets the bearer.
-        store.restoreBondedState(saved, bearer: bearer, ifOpen: { remote.server?.closedReason == nil })
+        // is handled: the store then takes nothing from its server's bearer.
+        guard let server = remote.server else { return }
+        store.restoreBondedState(saved, context: server.context)
         let restored = store.bondedState(bearer: bearer)
         guard !restored.wasChangeAware, let handle = store.database.characteristic(GATTUUID.serviceChanged)?.valueHandle,
             ClientCharacteristicConfiguration(rawValue: restored.configurations[handle] ?? 0).contains(.indication)

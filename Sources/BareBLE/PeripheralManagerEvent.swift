@@ -9,7 +9,8 @@ import GATT
 public enum PeripheralManagerEvent: Sendable {
     /// Advertising, connections, pairing and encryption, as ``PeripheralHost`` reports them.
     case host(PeripheralHostEvent)
-    /// A central's Exchange MTU Request set its link's ATT_MTU.
+    /// A central's Exchange MTU Request settled its link's ATT_MTU: told once, with the MTU
+    /// in effect (on `hci-raw:N` the kernel's), not what a later request asked for.
     case mtu(PeripheralManager.Request, mtu: UInt16)
     /// A central read a characteristic value (after permissions and the application's
     /// handler allowed it).

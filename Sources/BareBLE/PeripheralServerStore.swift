@@ -7,7 +7,6 @@ import GATT
 /// reported as a ``PeripheralManagerEvent`` after the store has taken it.
 final class PeripheralServerStore: ATTAttributeStore {
     let store: GATTServerStore
-    private let receiveMTU: UInt16
     private let report: @Sendable (PeripheralManagerEvent) -> Void
     /// The manager's hooks, set once. Kept in a struct: a closure kept bare in a `Lock` is
     /// re-wrapped in two reabstraction thunks by every `withLock { $0 }` (out of the
@@ -23,9 +22,8 @@ final class PeripheralServerStore: ATTAttributeStore {
         var admitting: (@Sendable (ATTServerContext) -> Void)?
     }
 
-    init(store: GATTServerStore, receiveMTU: UInt16, report: @escaping @Sendable (PeripheralManagerEvent) -> Void) {
+    init(store: GATTServerStore, report: @escaping @Sendable (PeripheralManagerEvent) -> Void) {
         self.store = store
-        self.receiveMTU = receiveMTU
         self.report = report
     }
 
@@ -83,12 +81,6 @@ final class PeripheralServerStore: ATTAttributeStore {
         // Change-aware is part of what a bonded client's saved state records: else it would
         // come back change-unaware, and be sent Database Out Of Sync, at every reconnection.
         if becameAware { hooks.withLock { $0.clientStateChanged }?(context) }
-        if error == nil, case let .exchangeMTURequest(exchange) = request {
-            // What the server agrees on (Vol 3 Part G 5.2.1); later exchanges change nothing,
-            // and a client sends one at most.
-            let mtu = max(ATTConstants.minimumLEMTU, min(exchange.clientRxMTU, receiveMTU))
-            report(.mtu(PeripheralManager.Request(bearer: context.bearer, central: context.peer, handle: 0), mtu: mtu))
-        }
         return error
     }
 

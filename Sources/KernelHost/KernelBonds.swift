@@ -19,7 +19,8 @@ public final class KernelBonds: Sendable {
     public static let queueLimit = 64
     /// How long a pairing's caller waits for its keys after the link is encrypted: the
     /// kernel reports them when key distribution ends, a few packets later.
-    public static let keyWait: Duration = .seconds(5)
+    public static let defaultKeyWait: Duration = .seconds(5)
+    public let keyWait: Duration
 
     public let adapter: Int
     public let store: BondStore
@@ -56,10 +57,10 @@ public final class KernelBonds: Sendable {
     package static func attach(
         adapter: Int, store: BondStore,
         listen: (@escaping @Sendable (KernelKeyEvent.Received) -> Void) throws(TransportError) -> KernelKeyMonitor,
-        load: () throws(TransportError) -> Void
+        load: () throws(TransportError) -> Void, keyWait: Duration = defaultKeyWait
     ) throws(TransportError) -> KernelBonds {
         let (stream, queue) = AsyncStream.makeStream(of: KernelKeyEvent.Received.self, bufferingPolicy: .bufferingOldest(queueLimit))
-        let bonds = KernelBonds(adapter: adapter, store: store, queue: queue)
+        let bonds = KernelBonds(adapter: adapter, store: store, queue: queue, keyWait: keyWait)
         // Listening first: a key reported while the store loads is not missed.
         let monitor = try listen { [weak bonds] received in bonds?.enqueue(received) }
         do {
@@ -75,10 +76,11 @@ public final class KernelBonds: Sendable {
         return bonds
     }
 
-    private init(adapter: Int, store: BondStore, queue: AsyncStream<KernelKeyEvent.Received>.Continuation) {
+    private init(adapter: Int, store: BondStore, queue: AsyncStream<KernelKeyEvent.Received>.Continuation, keyWait: Duration) {
         self.adapter = adapter
         self.store = store
         self.queue = queue
+        self.keyWait = keyWait
     }
 
     public var counters: KernelBondCounters { state.withLock { $0.counters } }
@@ -169,7 +171,7 @@ public final class KernelBonds: Sendable {
     /// came in time (the pairing's caller goes
     /// on either way: the link is encrypted); a store that refused the write throws.
     public func longTermKeyKept(_ id: UInt64) async throws(BondStoreError) -> Bool {
-        switch await wait(for: id, until: .now + Self.keyWait, cancellable: false) {
+        switch await wait(for: id, until: .now + keyWait, cancellable: false) {
         case let .value(kept): return kept
         case let .failed(error): throw error
         case .expired, .cancelled: return false

@@ -17,6 +17,17 @@ import TestSupport
         #expect(fixture.bearer.mtu == 247)
     }
 
+    /// The MTU is told once, as it is in effect: a second exchange asking for more changes
+    /// nothing and is not told (the peripheral manager told the second's 512 as the MTU).
+    @Test func theMTUInEffectIsToldOnceAtTheFirstExchange() async throws {
+        let fixture = ServerFixture()
+        let told = Lock<[UInt16]>([])
+        fixture.server.observeMTU { mtu in told.withLock { $0.append(mtu) } }
+        try await fixture.converse([("02 17 00", "03 05 02"), ("02 00 02", "03 05 02")])
+        #expect(told.withLock { $0 } == [23])
+        #expect(fixture.bearer.mtu == 23)
+    }
+
     @Test func exchangeMTUNeverGoesBelow23() async throws {
         let fixture = ServerFixture()
         try await fixture.converse([("02 10 00", "03 05 02")])

@@ -160,6 +160,18 @@ import TestSupport
         #expect(harness.manager.statistics.answersDroppedForFullQueue == requests - 1 - 32)
     }
 
+    /// A controller reuses a connection handle as soon as its link is gone: the next
+    /// server on it tells its store so by a larger instance, which is how a store keeps a
+    /// closed link's late requests off the next link's state.
+    @Test func aServerOnAReusedHandleTakesALargerInstance() {
+        let first = ServerFixture(bearerID: 0x0040)
+        first.client.close()
+        let second = ServerFixture(bearerID: 0x0040)
+        #expect(second.server.context.bearer == first.server.context.bearer)
+        #expect(second.server.context.instance > first.server.context.instance)
+        #expect(first.server.context.instance > 0)
+    }
+
     @Test func notificationsMeetingL2CAPsBoundGetBackPressureAndTheBearerStays() async throws {
         let handle: UInt16 = 0x0040
         let limit = OutgoingLimit(hostPDUs: 8, hostBytes: 10_000, answers: 2)

@@ -10,7 +10,8 @@ import Testing
     static let notifying = BluetoothUUID(UInt16(0xFFF2))
     static let produced = BluetoothUUID(UInt16(0xFFF3))
 
-    static func context(_ bearer: UInt16) -> ATTServerContext { ATTServerContext(bearer: bearer) }
+    /// A bearer's context; a later bearer given the same number takes a larger `instance`.
+    static func context(_ bearer: UInt16, instance: UInt64 = 1) -> ATTServerContext { ATTServerContext(bearer: bearer, instance: instance) }
 
     /// GAP (1-5), GATT (6-15, with Server Supported Features because the configuration sets
     /// a feature), then a test service from 16: stored read/write value, a notify+indicate
@@ -28,14 +29,14 @@ import Testing
             deviceName: "Test", appearance: 0x0341, serverSupportedFeatures: .enhancedATTBearer, handlerDeadline: .seconds(60)))
     }
 
-    func read(_ store: GATTServerStore, _ handle: UInt16, bearer: UInt16 = 1) async throws -> Result<[UInt8], ATTErrorCode> {
+    func read(_ store: GATTServerStore, _ handle: UInt16, bearer: UInt16 = 1, instance: UInt64 = 1) async throws -> Result<[UInt8], ATTErrorCode> {
         let attribute = try #require(store.attribute(at: handle))
-        return await store.read(attribute, context: Self.context(bearer))
+        return await store.read(attribute, context: Self.context(bearer, instance: instance))
     }
 
-    func write(_ store: GATTServerStore, _ handle: UInt16, _ value: [UInt8], bearer: UInt16 = 1) async throws -> ATTErrorCode? {
+    func write(_ store: GATTServerStore, _ handle: UInt16, _ value: [UInt8], bearer: UInt16 = 1, instance: UInt64 = 1) async throws -> ATTErrorCode? {
         let attribute = try #require(store.attribute(at: handle))
-        return await store.write(attribute, value: value, kind: .request, context: Self.context(bearer))
+        return await store.write(attribute, value: value, kind: .request, context: Self.context(bearer, instance: instance))
     }
 
     /// The layout as a table of (handle, type, group end), the way the ATT server lists it.
@@ -370,7 +371,7 @@ import Testing
         _ = try store.addServices([declaredBattery()])
         #expect(store.admit(Self.readRequest, context: Self.context(1)) == nil)
         #expect(store.admit(Self.writeCommand, context: Self.context(1)) == nil)
-        store.serviceChangedConfirmed(bearer: 3)
+        store.serviceChangedConfirmed(Self.context(3))
         #expect(store.admit(Self.writeCommand, context: Self.context(3)) == nil)
         #expect(store.admit(Self.writeCommand, context: Self.context(2)) == .databaseOutOfSync)
     }
@@ -385,11 +386,33 @@ import Testing
         let store = try Self.makeStore()
         #expect(try await write(store, 0x0009, [0x02, 0x00], bearer: 3) == nil)
         store.bearerClosed(Self.context(3))
-        store.serviceChangedConfirmed(bearer: 3)
+        store.serviceChangedConfirmed(Self.context(3))
         _ = try store.addServices([declaredBattery()])
         // A new central on the reused handle, with robust caching.
-        #expect(try await write(store, 0x000B, [0x01], bearer: 3) == nil)
-        #expect(store.admit(Self.writeCommand, context: Self.context(3)) == nil)
+        #expect(try await write(store, 0x000B, [0x01], bearer: 3, instance: 2) == nil)
+        #expect(store.admit(Self.writeCommand, context: Self.context(3, instance: 2)) == nil)
+    }
+
+    /// A request still running when its link closed (an application handler's wait, an
+    /// Execute Write's earlier parts) writes a CCCD and Client Supported Features after the
+    /// store forgot the bearer. It used to make the entry again, which the next central
+    /// given the handle inherited: notifications it never asked for, of values it may not
+    /// be allowed to read, and robust caching it never enabled. Now such a write changes
+    /// nothing, before or after the next central came.
+    @Test func aClosedBearersLateWriteLeavesNothingForTheHandlesNextClient() async throws {
+        let store = try Self.makeStore()
+        #expect(try await write(store, 0x0016, [0x01, 0x00], bearer: 3) == nil)
+        store.bearerClosed(Self.context(3))
+        #expect(try await write(store, 0x0016, [0x01, 0x00], bearer: 3) == .unlikelyError)
+        #expect(try await write(store, 0x000B, [0x01], bearer: 3) == .unlikelyError)
+        #expect(store.subscribers(of: 0x0014).isEmpty)
+        #expect(try await read(store, 0x0016, bearer: 3, instance: 2) == .success([0x00, 0x00]))
+        #expect(try await read(store, 0x000B, bearer: 3, instance: 2) == .success([0x00]))
+
+        #expect(try await write(store, 0x0016, [0x02, 0x00], bearer: 3, instance: 2) == nil)
+        #expect(try await write(store, 0x0016, [0x01, 0x00], bearer: 3) == .unlikelyError)
+        #expect(try await read(store, 0x0016, bearer: 3) == .success([0x00, 0x00]))
+        #expect(store.subscribers(of: 0x0014) == [3: [.indication]])
     }
 
     /// The manager restores a bonded central's CCCDs on its event task, which can run after
@@ -399,7 +422,7 @@ import Testing
         #expect(try await write(store, 0x0016, [0x02, 0x00], bearer: 3) == nil)
         let bonded = store.bondedState(bearer: 3)
         store.bearerClosed(Self.context(3))
-        store.restoreBondedState(bonded, bearer: 3, ifOpen: { false })
+        store.restoreBondedState(bonded, context: Self.context(3))
         #expect(store.subscribers(of: 0x0014).isEmpty)
         #expect(store.bondedState(bearer: 3).configurations.isEmpty)
     }
@@ -415,18 +438,18 @@ import Testing
         #expect(bonded.wasChangeAware)
         store.bearerClosed(Self.context(1))
 
-        store.restoreBondedState(bonded, bearer: 7, ifOpen: { true })
+        store.restoreBondedState(bonded, context: Self.context(7))
         #expect(try await read(store, 0x0016, bearer: 7) == .success([0x02, 0x00]))
         #expect(try await read(store, 0x000B, bearer: 7) == .success([0x01]))
         #expect(store.admit(Self.readRequest, context: Self.context(7)) == nil)
 
         _ = try store.addServices([declaredBattery()])
-        store.restoreBondedState(bonded, bearer: 8, ifOpen: { true })
+        store.restoreBondedState(bonded, context: Self.context(8))
         #expect(store.admit(Self.readRequest, context: Self.context(8)) == .databaseOutOfSync)
         // A stale CCCD on a handle that can no longer indicate is dropped.
         var stale = bonded
         stale.configurations = [0x0012: 0x0001, 0x0014: 0x0002]
-        store.restoreBondedState(stale, bearer: 9, ifOpen: { true })
+        store.restoreBondedState(stale, context: Self.context(9))
         #expect(store.bondedState(bearer: 9).configurations == [0x0014: 0x0002])
     }
 
@@ -469,16 +492,16 @@ import Testing
         }
         _ = try store.addServices([replacement(BluetoothUUID(UInt16(0x2A37)))])
         #expect(store.database.characteristic(BluetoothUUID(UInt16(0x2A37)))?.valueHandle == 0x0014)
-        store.restoreBondedState(bonded, bearer: 2, ifOpen: { true })
+        store.restoreBondedState(bonded, context: Self.context(2))
         #expect(store.bondedState(bearer: 2).configurations.isEmpty)
         var untyped = bonded
         untyped.characteristicTypes = [:]
-        store.restoreBondedState(untyped, bearer: 3, ifOpen: { true })
+        store.restoreBondedState(untyped, context: Self.context(3))
         #expect(store.bondedState(bearer: 3).configurations == [0x0014: 0x0001])
 
         _ = try store.removeService(at: 0x0010)
         _ = try store.addServices([replacement(Self.notifying)])
-        store.restoreBondedState(bonded, bearer: 4, ifOpen: { true })
+        store.restoreBondedState(bonded, context: Self.context(4))
         #expect(store.bondedState(bearer: 4).configurations == [0x0014: 0x0001])
     }
 

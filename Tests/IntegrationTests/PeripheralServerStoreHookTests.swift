@@ -15,7 +15,7 @@ import Testing
     /// by two heap objects and walked it: quadratic time, and tens of thousands of requests
     /// deep it overflows the stack.
     @Test func hooksDoNotGrowWithEachRequest() async throws {
-        let serving = PeripheralServerStore(store: try GATTServerStore(services: []), receiveMTU: 517, report: { _ in })
+        let serving = PeripheralServerStore(store: try GATTServerStore(services: []), report: { _ in })
         let admitted = Lock(0)
         let changed = Lock(0)
         serving.setHooks(clientStateChanged: { _ in changed.withLock { $0 += 1 } }, admitting: { _ in admitted.withLock { $0 += 1 } })
@@ -41,7 +41,7 @@ import Testing
     /// the bond kept it change-unaware and it met 0x12 again at every reconnection.
     @Test func becomingChangeAwareIsReportedOnce() async throws {
         let store = try GATTServerStore(services: [])
-        let serving = PeripheralServerStore(store: store, receiveMTU: 517, report: { _ in })
+        let serving = PeripheralServerStore(store: store, report: { _ in })
         let changed = Lock(0)
         serving.setHooks(clientStateChanged: { _ in changed.withLock { $0 += 1 } }, admitting: { _ in })
         let context = ATTServerContext(bearer: 0x0040)

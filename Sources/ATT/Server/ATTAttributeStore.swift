@@ -39,11 +39,26 @@ public struct ATTServerContext: Sendable, Hashable {
     /// from.
     public var peer: DeviceAddress?
     public var security: ATTLinkSecurity
+    /// Tells apart the bearers given the same ``bearer`` number one after another (a
+    /// controller reuses a connection handle as soon as its link is gone): each
+    /// ``ATTServer`` takes the next, so a later bearer's is larger. A request still running
+    /// when its bearer closed (a handler's wait) carries the old one, and a store must not
+    /// let it act on the next bearer's state.
+    public var instance: UInt64
+    /// When the request being handled must be answered by (``ATTServer/Configuration/requestDeadline``):
+    /// a store gives up on what is left of it (Unlikely Error) rather than let the client's
+    /// 30 s transaction timeout end the link. Nil for a command.
+    public var requestDeadline: ContinuousClock.Instant?
 
-    public init(bearer: UInt16, peer: DeviceAddress? = nil, security: ATTLinkSecurity = .open) {
+    public init(
+        bearer: UInt16, peer: DeviceAddress? = nil, security: ATTLinkSecurity = .open, instance: UInt64 = 0,
+        requestDeadline: ContinuousClock.Instant? = nil
+    ) {
         self.bearer = bearer
         self.peer = peer
         self.security = security
+        self.instance = instance
+        self.requestDeadline = requestDeadline
     }
 }
 

@@ -1,5 +1,6 @@
 import BluetoothCore
 import Logging
+import Synchronization
 
 /// The ATT server of one bearer (Core 5.4 Vol 3 Part F 3.3, 3.4), serving an
 /// ``ATTAttributeStore``.
@@ -43,6 +44,11 @@ public final class ATTServer: Sendable {
         public var indicationQueueLimit = 32
         /// How long an indication may wait for its confirmation (3.3.3).
         public var indicationTimeout: Duration = ATTConstants.transactionTimeout
+        /// How long a request may take in all (``ATTServerContext/requestDeadline``): its
+        /// application handlers together, not each (a Read Multiple may name one slow
+        /// handler hundreds of times). Under the client's 30 s transaction timeout, so a
+        /// client gets Unlikely Error, not a dropped link.
+        public var requestDeadline: Duration = .seconds(20)
 
         public init() {}
     }
@@ -116,6 +122,7 @@ public final class ATTServer: Sendable {
         var indicationQueue: [(id: UInt64, bytes: [UInt8])] = []
         /// Test hook: told the number of requests answered after each answer has gone out.
         var answerObserver: (@Sendable (Int) -> Void)?
+        var mtuObserver: (@Sendable (UInt16) -> Void)?
     }
 
     /// - Parameters:
@@ -136,9 +143,13 @@ public final class ATTServer: Sendable {
         self.verifier = verifier
         answersOnBearerThread = bearer.sendNeverWaits
         state = Lock(State(
-            context: ATTServerContext(bearer: bearerID, peer: peer, security: security),
+            context: ATTServerContext(
+                bearer: bearerID, peer: peer, security: security, instance: Self.instances.add(1, ordering: .relaxed).newValue),
             prepareQueue: ATTPrepareQueue(entryLimit: configuration.prepareQueueEntries, byteLimit: configuration.prepareQueueBytes)))
     }
+
+    /// The last ``ATTServerContext/instance`` given.
+    private static let instances = Atomic<UInt64>(0)
 
     /// Where the server logs what it refused or dropped (the ATT label, as the client).
     public let logger: Logger
@@ -161,6 +172,13 @@ public final class ATTServer: Sendable {
     /// Client Supported Features; until it has, ``notifyMultiple(_:)`` refuses.
     public func setMultipleHandleValueNotificationsEnabled(_ enabled: Bool) {
         state.withLock { $0.multipleNotificationsEnabled = enabled }
+    }
+
+    /// `observer` learns the ATT_MTU in effect once the client's Exchange MTU settled it
+    /// (its first; later ones change nothing and are not told), as the response goes out.
+    /// On a bearer whose MTU the layer below decides, that MTU.
+    public func observeMTU(_ observer: @escaping @Sendable (UInt16) -> Void) {
+        state.withLock { $0.mtuObserver = observer }
     }
 
     // MARK: From the client (the bearer's thread)
@@ -305,7 +323,9 @@ public final class ATTServer: Sendable {
     }
 
     private func answer(_ request: ATTPDU, admitted: Bool) async {
-        let (context, queue) = state.withLock { ($0.context, $0.prepareQueue) }
+        let (serving, queue) = state.withLock { ($0.context, $0.prepareQueue) }
+        var context = serving
+        context.requestDeadline = .now + configuration.requestDeadline
         let response: ATTPDU
         if !admitted, let code = processor.store.admit(request, context: context) {
             response = .errorResponse(.init(
@@ -326,13 +346,13 @@ public final class ATTServer: Sendable {
     /// before the response goes out, so the client's next request, which may use the new
     /// MTU as soon as it has the response, is never judged by the old one.
     private func recordMTU(client: UInt16, server: UInt16) {
-        guard !bearer.mtuIsNegotiatedBelow else { return }
-        let first = state.withLock { state in
+        let (first, observer) = state.withLock { state in
             defer { state.mtuExchanged = true }
-            return !state.mtuExchanged
+            return (!state.mtuExchanged, state.mtuObserver)
         }
         guard first else { return }
-        bearer.mtuExchanged(max(ATTConstants.minimumLEMTU, min(client, server)))
+        if !bearer.mtuIsNegotiatedBelow { bearer.mtuExchanged(max(ATTConstants.minimumLEMTU, min(client, server))) }
+        observer?(bearer.mtu)
     }
 
     private func send(response: ATTPDU) {

@@ -8,14 +8,16 @@ import BluetoothCore
 /// late answer dropped (a late write may still have reached the application; the client
 /// was told Unlikely Error).
 enum GATTHandlerCall {
-    /// The handler's result, or nil when the deadline passed first.
+    /// The handler's result, or nil when the deadline passed first (a deadline already
+    /// past calls nothing).
     static func run<Value: Sendable>(
-        deadline: Duration, _ body: @escaping @Sendable () async throws(ATTErrorCode) -> Value
+        until deadline: ContinuousClock.Instant, _ body: @escaping @Sendable () async throws(ATTErrorCode) -> Value
     ) async -> Result<Value, ATTErrorCode>? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, ATTErrorCode>?, Never>) in
+        guard deadline > .now else { return nil }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, ATTErrorCode>?, Never>) in
             let waiting = Lock<CheckedContinuation<Result<Value, ATTErrorCode>?, Never>?>(continuation)
             let work = Lock<Task<Void, Never>?>(nil)
-            let timer = DeadlineTimer.shared.schedule(at: .now + deadline) {
+            let timer = DeadlineTimer.shared.schedule(at: deadline) {
                 waiting.withLock { $0.take() }?.resume(returning: nil)
                 work.withLock { $0 }?.cancel()
             }

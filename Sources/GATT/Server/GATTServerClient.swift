@@ -15,6 +15,8 @@ struct GATTServerClient: Sendable, Hashable {
     /// It read the Database Hash while change-unaware: its next request makes it
     /// change-aware.
     var readHashWhileUnaware = false
+    /// Its bearer's ``ATTServerContext/instance``.
+    var instance: UInt64 = 0
 
     /// The database changed under it.
     mutating func becomeChangeUnaware() {

@@ -16,11 +16,11 @@ extension GATTServerStore.State {
     ///   change-aware, and is served;
     /// - nothing but the Service Changed indication is sent to it (``recipients(of:)``).
     /// `becameAware`: this request made the client change-aware (a bond keeps that).
-    mutating func admit(_ request: ATTPDU, bearer: UInt16) -> (error: ATTErrorCode?, becameAware: Bool) {
-        guard var client = clients[bearer], client.supportedFeatures.contains(.robustCaching), !client.isChangeAware else {
+    mutating func admit(_ request: ATTPDU, context: ATTServerContext) -> (error: ATTErrorCode?, becameAware: Bool) {
+        guard var client = client(context), client.supportedFeatures.contains(.robustCaching), !client.isChangeAware else {
             return (nil, false)
         }
-        defer { clients[bearer] = client }
+        defer { clients[context.bearer] = client }
         switch request.opcode.kind {
         case .command:
             return (.databaseOutOfSync, false)
@@ -99,18 +99,15 @@ extension GATTServerStore {
     /// recorded it) that can still notify or indicate, so a changed database never keeps a
     /// subscription on a handle that now means something else.
     ///
-    /// `isOpen` is asked under the store's lock: a restore that runs after the bearer
-    /// closed (its server's closing, which ends with ``bearerClosed(_:)``, comes first)
-    /// leaves nothing for the next client the handle is given to. It must not call into
-    /// the store.
-    public func restoreBondedState(_ bonded: GATTBondedClientState, bearer: UInt16, ifOpen isOpen: () -> Bool) {
+    /// A restore that runs after the bearer closed (``bearerClosed(_:)``) leaves nothing
+    /// for the next client the handle is given to.
+    public func restoreBondedState(_ bonded: GATTBondedClientState, context: ATTServerContext) {
         state.withLock { state in
-            guard isOpen() else { return }
             var characteristics: [UInt16: GATTDatabase.Characteristic] = [:]
             for characteristic in state.database.services.flatMap(\.characteristics) {
                 characteristics[characteristic.valueHandle] = characteristic
             }
-            var client = GATTServerClient()
+            var client = GATTServerClient(instance: context.instance)
             for (valueHandle, bits) in bonded.configurations {
                 let characteristic = characteristics[valueHandle]
                 if let recorded = bonded.characteristicTypes[valueHandle], recorded != characteristic?.uuid { continue }
@@ -122,7 +119,7 @@ extension GATTServerStore {
             }
             client.supportedFeatures = GATTClientSupportedFeatures(rawValue: bonded.supportedFeatures).intersection(.defined)
             client.isChangeAware = bonded.wasChangeAware && bonded.databaseHash == state.hash
-            state.clients[bearer] = client
+            _ = state.changeClient(context) { $0 = client }
         }
     }
 }

@@ -19,6 +19,9 @@ public final class GATTServerStore: ATTAttributeStore {
         /// The Database Hash as the characteristic carries it.
         var hash: [UInt8]
         var clients: [UInt16: GATTServerClient] = [:]
+        /// By bearer number, the ``ATTServerContext/instance`` of the last bearer that
+        /// closed with it (at most one entry per number).
+        var closedInstances: [UInt16: UInt64] = [:]
 
         init(database: GATTDatabase) {
             self.database = database
@@ -89,7 +92,8 @@ public final class GATTServerStore: ATTAttributeStore {
     /// silence is not consent.
     public func authorize(_ attribute: ATTAttribute, operation: ATTOperation, context: ATTServerContext) async -> ATTErrorCode? {
         guard let authorizer else { return nil }
-        let answer = await GATTHandlerCall.run(deadline: configuration.handlerDeadline) { () async throws(ATTErrorCode) -> ATTErrorCode? in
+        guard let deadline = handlerDeadline(context) else { return .insufficientAuthorization }
+        let answer = await GATTHandlerCall.run(until: deadline) { () async throws(ATTErrorCode) -> ATTErrorCode? in
             await authorizer(attribute, operation, context)
         }
         guard case .success(let decision) = answer else {
@@ -99,10 +103,21 @@ public final class GATTServerStore: ATTAttributeStore {
         return decision
     }
 
+    /// When a handler called for `context` must have answered: ``GATTServerConfiguration/handlerDeadline``
+    /// from now, or the request's own deadline when that comes first (a Read Multiple or an
+    /// Execute Write may call many). Nil for a bearer that closed: its request, still
+    /// running, calls no handler any more.
+    private func handlerDeadline(_ context: ATTServerContext) -> ContinuousClock.Instant? {
+        guard !state.withLock({ $0.isClosed(context) }) else { return nil }
+        let own = ContinuousClock.now + configuration.handlerDeadline
+        guard let request = context.requestDeadline else { return own }
+        return min(own, request)
+    }
+
     /// Everything but a handler's value: stored values, declarations, the per-client
     /// attributes (CCCDs, Client Supported Features, Database Hash).
     public func storedValue(_ attribute: ATTAttribute, context: ATTServerContext) -> Result<[UInt8], ATTErrorCode>? {
-        switch state.withLock({ $0.readPlan(attribute, bearer: context.bearer) }) {
+        switch state.withLock({ $0.readPlan(attribute, context: context) }) {
         case .value(let value): .success(value)
         case .failure(let code): .failure(code)
         case .handler: nil
@@ -110,13 +125,14 @@ public final class GATTServerStore: ATTAttributeStore {
     }
 
     public func read(_ attribute: ATTAttribute, context: ATTServerContext) async -> Result<[UInt8], ATTErrorCode> {
-        switch state.withLock({ $0.readPlan(attribute, bearer: context.bearer) }) {
+        switch state.withLock({ $0.readPlan(attribute, context: context) }) {
         case .value(let value):
             return .success(value)
         case .failure(let code):
             return .failure(code)
         case .handler(let read):
-            guard let answer = await GATTHandlerCall.run(deadline: configuration.handlerDeadline, { () async throws(ATTErrorCode) in try await read(context) }) else {
+            guard let deadline = handlerDeadline(context) else { return .failure(.unlikelyError) }
+            guard let answer = await GATTHandlerCall.run(until: deadline, { () async throws(ATTErrorCode) in try await read(context) }) else {
                 missedDeadlines.withLock { $0 += 1 }
                 return .failure(.unlikelyError)
             }
@@ -125,11 +141,12 @@ public final class GATTServerStore: ATTAttributeStore {
     }
 
     public func write(_ attribute: ATTAttribute, value: [UInt8], kind: ATTWriteKind, context: ATTServerContext) async -> ATTErrorCode? {
-        switch state.withLock({ $0.write(value, to: attribute, bearer: context.bearer) }) {
+        switch state.withLock({ $0.write(value, to: attribute, context: context) }) {
         case .done(let code):
             return code
         case .handler(let write):
-            guard let answer = await GATTHandlerCall.run(deadline: configuration.handlerDeadline, { () async throws(ATTErrorCode) in try await write(value, context) }) else {
+            guard let deadline = handlerDeadline(context) else { return .unlikelyError }
+            guard let answer = await GATTHandlerCall.run(until: deadline, { () async throws(ATTErrorCode) in try await write(value, context) }) else {
                 missedDeadlines.withLock { $0 += 1 }
                 return .unlikelyError
             }
@@ -145,11 +162,18 @@ public final class GATTServerStore: ATTAttributeStore {
     /// ``admit(_:context:)``, and whether the request made its client change-aware (robust
     /// caching), which a bonded client's saved state must then record.
     public func admitNotingAwareness(_ request: ATTPDU, context: ATTServerContext) -> (error: ATTErrorCode?, becameAware: Bool) {
-        state.withLock { $0.admit(request, bearer: context.bearer) }
+        state.withLock { $0.admit(request, context: context) }
     }
 
+    /// Forgets the bearer's client; a request of it still running (a handler's wait)
+    /// changes nothing from now on, so the next bearer given the number starts clean.
     public func bearerClosed(_ context: ATTServerContext) {
-        state.withLock { _ = $0.clients.removeValue(forKey: context.bearer) }
+        state.withLock { state in
+            state.closedInstances[context.bearer] = max(state.closedInstances[context.bearer] ?? 0, context.instance)
+            if let client = state.clients[context.bearer], client.instance <= context.instance {
+                state.clients[context.bearer] = nil
+            }
+        }
     }
 
     // MARK: Run-time changes (Part G 7.1)
@@ -176,14 +200,15 @@ public final class GATTServerStore: ATTAttributeStore {
         }
     }
 
-    /// The client on `bearer` confirmed a Service Changed indication: it knows of the
+    /// The client of `context` confirmed a Service Changed indication: it knows of the
     /// change, so it is change-aware again (BlueZ does the same on the confirmation). Only
     /// a client still here: one that was indicated had subscribed, so it has an entry
     /// until its bearer closed, and a confirmation taken after that must not bring the
     /// entry back for the next central the handle is given to.
-    public func serviceChangedConfirmed(bearer: UInt16) {
+    public func serviceChangedConfirmed(_ context: ATTServerContext) {
         state.withLock { state in
-            state.clients[bearer]?.isChangeAware = true
+            guard state.client(context) != nil else { return }
+            state.clients[context.bearer]?.isChangeAware = true
         }
     }
 
