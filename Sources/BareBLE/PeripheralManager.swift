@@ -78,6 +78,8 @@ public final class PeripheralManager: Sendable {
     /// Internal, not private: the reconnect tests check that every link's entries go.
     let links: Lock<Links>
     private let forwarding = Lock<Task<Void, Never>?>(nil)
+    /// Held across a bonded state's save (read, compare, write).
+    private let saving = Lock(())
 
     struct Links: Sendable {
         var servers: [UInt16: ATTServer] = [:]
@@ -257,16 +259,21 @@ public final class PeripheralManager: Sendable {
             let server = remote.server, server.closedReason == nil,
             remote.pairedOnThisLink || links.withLock({ $0.servers[bearer] === server && $0.restored.contains(bearer) })
         else { return }
-        let state = store.bondedState(bearer: bearer)
-        guard links.withLock({ $0.saved[bond.peer] != state }) else { return }
-        do {
-            try bonds.setAttachment(BondedClientStateFile.encode(state), name: Self.bondedStateAttachment, for: bond.peer)
-            links.withLock { links in
-                links.statistics.bondedStatesSaved += 1
-                links.saved[bond.peer] = state
+        // One save at a time, the state read inside: two saves racing (a CCCD write's on
+        // the server's task, a change of awareness's on its own) must not leave the older
+        // state in the file.
+        saving.withLock { _ in
+            let state = store.bondedState(bearer: bearer)
+            guard links.withLock({ $0.saved[bond.peer] != state }) else { return }
+            do {
+                try bonds.setAttachment(BondedClientStateFile.encode(state), name: Self.bondedStateAttachment, for: bond.peer)
+                links.withLock { links in
+                    links.statistics.bondedStatesSaved += 1
+                    links.saved[bond.peer] = state
+                }
+            } catch {
+                links.withLock { $0.statistics.bondedStateFailures += 1 }
             }
-        } catch {
-            links.withLock { $0.statistics.bondedStateFailures += 1 }
         }
     }
 

@@ -16,7 +16,8 @@ final class PeripheralServerStore: ATTAttributeStore {
 
     private struct Hooks {
         /// Told after a write changed what a bond keeps of the client (a CCCD, Client
-        /// Supported Features), and when a request made it change-aware.
+        /// Supported Features), before it is answered; and, on a task of its own, when a
+        /// request made it change-aware.
         var clientStateChanged: (@Sendable (ATTServerContext) -> Void)?
         /// Told before each request or command is admitted.
         var admitting: (@Sendable (ATTServerContext) -> Void)?
@@ -80,7 +81,9 @@ final class PeripheralServerStore: ATTAttributeStore {
         let (error, becameAware) = store.admitNotingAwareness(request, context: context)
         // Change-aware is part of what a bonded client's saved state records: else it would
         // come back change-unaware, and be sent Database Out Of Sync, at every reconnection.
-        if becameAware { hooks.withLock { $0.clientStateChanged }?(context) }
+        // Saved on a task: a read is admitted and answered on the bearer's thread, the one
+        // that reads the controller, and a save writes and syncs the bond file.
+        if becameAware, let changed = hooks.withLock({ $0.clientStateChanged }) { Task { changed(context) } }
         return error
     }
 

@@ -1,7 +1,9 @@
 import ATT
 import BluetoothCore
+import Dispatch
 import GATT
 import Testing
+import TestSupport
 
 @testable import BareBLE
 
@@ -38,12 +40,23 @@ import Testing
 
     /// A robust-caching client that becomes change-aware (Database Out Of Sync, then its
     /// next request) is reported once, so a bonded one's saved state records it; before,
-    /// the bond kept it change-unaware and it met 0x12 again at every reconnection.
-    @Test func becomingChangeAwareIsReportedOnce() async throws {
+    /// the bond kept it change-unaware and it met 0x12 again at every reconnection. The
+    /// report (a bond file written and synced) comes after `admit` returned: a read is
+    /// admitted on the bearer's thread, which reads the controller for every link; it used
+    /// to be told inside `admit` (found by a review).
+    @Test func becomingChangeAwareIsReportedOnceAndNotOnTheRequestsThread() async throws {
         let store = try GATTServerStore(services: [])
         let serving = PeripheralServerStore(store: store, report: { _ in })
         let changed = Lock(0)
-        serving.setHooks(clientStateChanged: { _ in changed.withLock { $0 += 1 } }, admitting: { _ in })
+        let saveMayFinish = DispatchSemaphore(value: 0)
+        let blocking = Lock(false)
+        let saveWaitedOut = Lock(false)
+        serving.setHooks(
+            clientStateChanged: { _ in
+                if blocking.withLock({ $0 }), saveMayFinish.wait(timeout: .now() + 5) == .timedOut { saveWaitedOut.withLock { $0 = true } }
+                changed.withLock { $0 += 1 }
+            },
+            admitting: { _ in })
         let context = ATTServerContext(bearer: 0x0040)
         let features = try #require(serving.attributes(in: 0x0001...0xFFFF, limit: 100).first { $0.type == GATTUUID.clientSupportedFeatures })
         #expect(await serving.write(features, value: [0x01], kind: .request, context: context) == nil)
@@ -52,7 +65,13 @@ import Testing
         let read = ATTPDU.readRequest(.init(attributeHandle: 0x0001))
         #expect(serving.admit(read, context: context) == .databaseOutOfSync)
         #expect(changed.withLock { $0 } == 1)
+        blocking.withLock { $0 = true }
         #expect(serving.admit(read, context: context) == nil)
+        saveMayFinish.signal()
+        try await withDeadline("the save") {
+            while changed.withLock({ $0 }) < 2 { try? await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(!saveWaitedOut.withLock { $0 })
         #expect(changed.withLock { $0 } == 2)
         #expect(store.bondedState(bearer: 0x0040).wasChangeAware)
         #expect(serving.admit(read, context: context) == nil)
