@@ -40,9 +40,10 @@ public enum ANCSSessionInput: Sendable, Hashable {
     /// error code. The driver reports every write it was asked for, once, in order (a write
     /// lost with the link counts as answered by the disconnection).
     case controlPointWriteResult(attErrorCode: UInt8?)
-    /// The last Control Point write ended without the iPhone's answer (its transaction
-    /// timed out, the link closed, or a prepared write's echo differed and the queued
-    /// writes were cancelled): why, in words. Reported instead of a result, once.
+    /// The last Control Point write failed without an ATT error from the iPhone (its
+    /// transaction timed out, the link closed, a prepared write's echo differed and the
+    /// queue was cancelled, the answer was malformed): why, in words. Reported instead of
+    /// a result, once.
     case controlPointWriteFailed(reason: String)
     /// The user asks for a notification's positive or negative action.
     case performAction(uid: UInt32, action: NotificationAction)
@@ -99,7 +100,7 @@ public enum ANCSCommandFailure: Error, Sendable, Hashable, CustomStringConvertib
     case disconnected
     /// Refused at once: too many actions waiting.
     case queueFull
-    /// The Control Point write ended without the iPhone's answer.
+    /// The Control Point write failed without an ATT error from the iPhone.
     case writeFailed(reason: String)
 
     public var description: String {
@@ -111,7 +112,7 @@ public enum ANCSCommandFailure: Error, Sendable, Hashable, CustomStringConvertib
         case .removedBeforeFetch: "removed before its attributes were fetched"
         case .disconnected: "the link went away"
         case .queueFull: "too many actions waiting"
-        case let .writeFailed(reason): "the Control Point write got no answer: \(reason)"
+        case let .writeFailed(reason): "the Control Point write failed on our side of the link: \(reason)"
         }
     }
 }

@@ -145,7 +145,7 @@ public final class PeripheralManager: Sendable {
         self.listeners = listeners
         self.links = links
         serving.setHooks(
-            clientStateChanged: { [weak self] context in self?.saveBondedState(bearer: context.bearer, peer: context.peer) },
+            clientStateChanged: { [weak self] context in self?.saveBondedState(context, peer: context.peer) },
             // Also before each request of an encrypted link, so a central's first request
             // after encrypting already finds its state (and robust caching judges it by that).
             admitting: { [weak self] context in
@@ -170,7 +170,7 @@ public final class PeripheralManager: Sendable {
                     // for a central that sends nothing and waits for notifications.
                     self?.restoreBondedState(bearer: remote.handle)
                 case let .paired(remote, _, bondSaved: true):
-                    self?.saveBondedState(bearer: remote.handle, peer: remote.identity)
+                    if let context = remote.server?.context { self?.saveBondedState(context, peer: remote.identity) }
                 default:
                     break
                 }
@@ -237,7 +237,7 @@ public final class PeripheralManager: Sendable {
             let peer = server.context.peer
             if confirmed {
                 store.serviceChangedConfirmed(server.context)
-                saveBondedState(bearer: bearer, peer: peer)
+                saveBondedState(server.context, peer: peer)
             }
             let request = Request(bearer: bearer, central: peer, handle: handle, characteristic: GATTUUID.serviceChanged, valueHandle: handle)
             report(.serviceChanged(request, range: range, confirmed: confirmed))
@@ -246,14 +246,16 @@ public final class PeripheralManager: Sendable {
 
     // MARK: Bonded centrals
 
-    /// Writes what the bond keeps of the client on `bearer`, when `peer` is bonded and the
+    /// Writes what the bond keeps of the client of `context`, when `peer` is bonded and the
     /// link holds the bond's state: encrypted, and either paired on this link (what it
     /// wrote before the bond was made is kept with it) or given the bond's saved state
     /// back (``restoreBondedState(bearer:)``). Not before: a central's writes before it
     /// encrypts are not yet the bonded device's (anyone can use its address), and saving
     /// them would replace the bond's CCCDs and change-awareness with a fresh link's.
-    /// Nor after the link closed, or for another central given the same handle since.
-    private func saveBondedState(bearer: UInt16, peer: DeviceAddress?) {
+    /// Nor after the link closed, or for another central given the same handle since: the
+    /// state is read for the server's own bearer (its instance), inside the lock.
+    private func saveBondedState(_ context: ATTServerContext, peer: DeviceAddress?) {
+        let bearer = context.bearer
         guard let bonds = host.central.security.bonds, let peer, let bond = bonds.bond(for: peer),
             let remote = host.links.first(where: { $0.handle == bearer }), remote.identity == peer, remote.isEncrypted,
             let server = remote.server, server.closedReason == nil,
@@ -263,7 +265,7 @@ public final class PeripheralManager: Sendable {
         // the server's task, a change of awareness's on its own) must not leave the older
         // state in the file.
         saving.withLock { _ in
-            let state = store.bondedState(bearer: bearer)
+            guard let state = store.bondedState(context) else { return }
             guard links.withLock({ $0.saved[bond.peer] != state }) else { return }
             do {
                 try bonds.setAttachment(BondedClientStateFile.encode(state), name: Self.bondedStateAttachment, for: bond.peer)
@@ -315,8 +317,7 @@ public final class PeripheralManager: Sendable {
         // is handled: the store then takes nothing from its server's bearer.
         guard let server = remote.server else { return }
         store.restoreBondedState(saved, context: server.context)
-        let restored = store.bondedState(bearer: bearer)
-        guard !restored.wasChangeAware, let handle = store.database.characteristic(GATTUUID.serviceChanged)?.valueHandle,
+        guard let restored = store.bondedState(server.context), !restored.wasChangeAware, let handle = store.database.characteristic(GATTUUID.serviceChanged)?.valueHandle,
             ClientCharacteristicConfiguration(rawValue: restored.configurations[handle] ?? 0).contains(.indication)
         else { return }
         indicateServiceChanged(0x0001...0xFFFF, handle: handle, bearer: bearer)

@@ -95,11 +95,17 @@ public final class KernelBonds: Sendable {
     private func enqueue(_ received: KernelKeyEvent.Received) {
         // Counted before the yield: the keeping task may take it at once.
         state.withLock { $0.queued += 1 }
-        if case .dropped = queue.yield(received) {
+        switch queue.yield(received) {
+        case .enqueued: break
+        case .dropped:
             state.withLock {
                 $0.queued -= 1
                 $0.counters.dropped += 1
             }
+        case .terminated:
+            state.withLock { $0.queued -= 1 }
+        @unknown default:
+            state.withLock { $0.queued -= 1 }
         }
     }
 

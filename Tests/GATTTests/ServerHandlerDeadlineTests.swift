@@ -43,11 +43,11 @@ import TestSupport
         )
         let attribute = try #require(store.attributes(in: 0x0001...0xFFFF, limit: 100).first { $0.type == BluetoothUUID(UInt16(0xFFF3)) })
         let read = try await withDeadline("the read", seconds: 30) {
-            await store.read(attribute, context: ATTServerContext(bearer: 1))
+            await store.read(attribute, context: ATTServerContext(bearer: 1, instance: 1))
         }
         #expect(read == .failure(.unlikelyError))
         let written = try await withDeadline("the write", seconds: 30) {
-            await store.write(attribute, value: [1], kind: .request, context: ATTServerContext(bearer: 1))
+            await store.write(attribute, value: [1], kind: .request, context: ATTServerContext(bearer: 1, instance: 1))
         }
         #expect(written == .unlikelyError)
         #expect(store.handlerDeadlinesMissed == 2)
@@ -135,7 +135,7 @@ import TestSupport
         )
         let attribute = try #require(store.attribute(at: 0x0003))
         let decision = try await withDeadline("the authorization", seconds: 30) {
-            await store.authorize(attribute, operation: .read, context: ATTServerContext(bearer: 1))
+            await store.authorize(attribute, operation: .read, context: ATTServerContext(bearer: 1, instance: 1))
         }
         #expect(decision == .insufficientAuthorization)
         #expect(store.handlerDeadlinesMissed == 1)

@@ -413,6 +413,15 @@ import Testing
         #expect(try await write(store, 0x0016, [0x01, 0x00], bearer: 3) == .unlikelyError)
         #expect(try await read(store, 0x0016, bearer: 3) == .success([0x00, 0x00]))
         #expect(store.subscribers(of: 0x0014) == [3: [.indication]])
+
+        // A database change between the close and the late write changes none of this
+        // (it once rebuilt the store's state and forgot the instances closed).
+        store.bearerClosed(Self.context(4))
+        _ = try store.addServices([declaredBattery()])
+        #expect(try await write(store, 0x0016, [0x01, 0x00], bearer: 4) == .unlikelyError)
+        #expect(store.subscribers(of: 0x0014)[4] == nil)
+        #expect(store.bondedState(Self.context(4)) == nil)
+        #expect(store.bondedState(Self.context(3, instance: 2))?.configurations == [0x0014: 0x0002])
     }
 
     /// The manager restores a bonded central's CCCDs on its event task, which can run after

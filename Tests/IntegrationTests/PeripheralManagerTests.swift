@@ -93,7 +93,9 @@ import TestSupport
     /// not allowed (Bumble then reports the ATT error).
     static func served(_ manager: PeripheralManager, _ handle: UInt16, bearer: UInt16) async throws -> String {
         let attribute = try #require(manager.store.attribute(at: handle))
-        switch await manager.store.read(attribute, context: ATTServerContext(bearer: bearer)) {
+        // The link's own context: per-client values (a CCCD) are its bearer's instance's.
+        let context = try #require(manager.host.links.first { $0.handle == bearer }?.server?.context, "no link on handle \(bearer)")
+        switch await manager.store.read(attribute, context: context) {
         case let .success(value): return Hex.string(value).lowercased()
         case let .failure(code): return "error \(code.rawValue)"
         }

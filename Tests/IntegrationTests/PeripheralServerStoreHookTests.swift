@@ -21,7 +21,7 @@ import TestSupport
         let admitted = Lock(0)
         let changed = Lock(0)
         serving.setHooks(clientStateChanged: { _ in changed.withLock { $0 += 1 } }, admitting: { _ in admitted.withLock { $0 += 1 } })
-        let context = ATTServerContext(bearer: 0x0040)
+        let context = ATTServerContext(bearer: 0x0040, instance: 1)
         let requests = 200_000
         var refused = 0
         for _ in 0..<requests where serving.admit(.readRequest(.init(attributeHandle: 0x0001)), context: context) != nil {
@@ -57,7 +57,7 @@ import TestSupport
                 changed.withLock { $0 += 1 }
             },
             admitting: { _ in })
-        let context = ATTServerContext(bearer: 0x0040)
+        let context = ATTServerContext(bearer: 0x0040, instance: 1)
         let features = try #require(serving.attributes(in: 0x0001...0xFFFF, limit: 100).first { $0.type == GATTUUID.clientSupportedFeatures })
         #expect(await serving.write(features, value: [0x01], kind: .request, context: context) == nil)
         #expect(changed.withLock { $0 } == 1)

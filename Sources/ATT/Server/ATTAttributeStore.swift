@@ -41,9 +41,10 @@ public struct ATTServerContext: Sendable, Hashable {
     public var security: ATTLinkSecurity
     /// Tells apart the bearers given the same ``bearer`` number one after another (a
     /// controller reuses a connection handle as soon as its link is gone): each
-    /// ``ATTServer`` takes the next, so a later bearer's is larger. A request still running
-    /// when its bearer closed (a handler's wait) carries the old one, and a store must not
-    /// let it act on the next bearer's state.
+    /// ``ATTServer`` takes the next, from 1, so a later bearer's is larger. A request still
+    /// running when its bearer closed (a handler's wait) carries the old one, and a store
+    /// must not let it act on the next bearer's state. A context made by hand names its
+    /// bearer's instance too: once a store closed an instance, nothing of it counts again.
     public var instance: UInt64
     /// When the request being handled must be answered by (``ATTServer/Configuration/requestDeadline``):
     /// a store gives up on what is left of it (Unlikely Error) rather than let the client's
@@ -51,7 +52,7 @@ public struct ATTServerContext: Sendable, Hashable {
     public var requestDeadline: ContinuousClock.Instant?
 
     public init(
-        bearer: UInt16, peer: DeviceAddress? = nil, security: ATTLinkSecurity = .open, instance: UInt64 = 0,
+        bearer: UInt16, instance: UInt64, peer: DeviceAddress? = nil, security: ATTLinkSecurity = .open,
         requestDeadline: ContinuousClock.Instant? = nil
     ) {
         self.bearer = bearer

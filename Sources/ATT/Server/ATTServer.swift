@@ -144,7 +144,7 @@ public final class ATTServer: Sendable {
         answersOnBearerThread = bearer.sendNeverWaits
         state = Lock(State(
             context: ATTServerContext(
-                bearer: bearerID, peer: peer, security: security, instance: Self.instances.add(1, ordering: .relaxed).newValue),
+                bearer: bearerID, instance: Self.instances.add(1, ordering: .relaxed).newValue, peer: peer, security: security),
             prepareQueue: ATTPrepareQueue(entryLimit: configuration.prepareQueueEntries, byteLimit: configuration.prepareQueueBytes)))
     }
 

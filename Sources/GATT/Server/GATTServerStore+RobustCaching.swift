@@ -58,6 +58,16 @@ extension GATTServerStore.State {
         }
     }
 
+    func bondedState(of client: GATTServerClient) -> GATTBondedClientState {
+        var types: [UInt16: BluetoothUUID] = [:]
+        for characteristic in database.services.flatMap(\.characteristics) where client.configurations[characteristic.valueHandle] != nil {
+            types[characteristic.valueHandle] = characteristic.uuid
+        }
+        return GATTBondedClientState(
+            configurations: client.configurations.mapValues(\.rawValue), characteristicTypes: types,
+            supportedFeatures: client.supportedFeatures.rawValue, databaseHash: hash, wasChangeAware: client.isChangeAware)
+    }
+
     /// ``GATTServerStore/recipients(of:)`` under the lock.
     func recipients(of valueHandle: UInt16) -> (subscribers: [UInt16: ClientCharacteristicConfiguration], withheld: [UInt16]) {
         let serviceChanged = valueHandle == table.handle(of: .serviceChanged)
@@ -79,17 +89,16 @@ extension GATTServerStore {
     /// What a bond keeps of the client on `bearer`: its CCCDs, its Client Supported
     /// Features, and whether it was change-aware under which hash.
     public func bondedState(bearer: UInt16) -> GATTBondedClientState {
+        state.withLock { $0.bondedState(of: $0.clients[bearer] ?? GATTServerClient()) }
+    }
+
+    /// ``bondedState(bearer:)`` of the bearer `context` names, nil once it closed or
+    /// another bearer took its number: what a bond saves must be its own central's.
+    public func bondedState(_ context: ATTServerContext) -> GATTBondedClientState? {
         state.withLock { state in
-            let client = state.clients[bearer] ?? GATTServerClient()
-            var types: [UInt16: BluetoothUUID] = [:]
-            for characteristic in state.database.services.flatMap(\.characteristics) where client.configurations[characteristic.valueHandle] != nil {
-                types[characteristic.valueHandle] = characteristic.uuid
-            }
-            return GATTBondedClientState(
-                configurations: client.configurations.mapValues(\.rawValue), characteristicTypes: types,
-                supportedFeatures: client.supportedFeatures.rawValue,
-                databaseHash: state.hash, wasChangeAware: client.isChangeAware
-            )
+            if state.isClosed(context) { return nil }
+            let client = state.clients[context.bearer] ?? GATTServerClient(instance: context.instance)
+            return client.instance == context.instance ? state.bondedState(of: client) : nil
         }
     }
 

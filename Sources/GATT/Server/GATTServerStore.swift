@@ -242,7 +242,10 @@ public final class GATTServerStore: ATTAttributeStore {
 
 extension GATTServerStore.State {
     mutating func replaceDatabase(_ database: GATTDatabase, changed: ClosedRange<UInt16>) -> GATTServerChange {
-        self = GATTServerStore.State(database: database, clients: clients)
+        // The database's fields made anew; the clients and the instances closed stay (a
+        // closed bearer's late write after a change must still change nothing).
+        let laidOut = GATTServerStore.State(database: database)
+        (self.database, table, hash) = (laidOut.database, laidOut.table, laidOut.hash)
         let subscribable = Set(database.services.flatMap(\.characteristics)
             .filter { !$0.properties.isDisjoint(with: [.notify, .indicate]) }.map(\.valueHandle))
         clients = clients.mapValues { client in
@@ -256,10 +259,5 @@ extension GATTServerStore.State {
             clients.filter { $0.value.configurations[handle]?.contains(.indication) == true }.keys.sorted()
         } ?? []
         return GATTServerChange(changedHandles: changed, serviceChangedHandle: serviceChanged, subscribers: subscribers)
-    }
-
-    init(database: GATTDatabase, clients: [UInt16: GATTServerClient]) {
-        self.init(database: database)
-        self.clients = clients
     }
 }
