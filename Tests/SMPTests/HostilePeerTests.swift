@@ -312,6 +312,32 @@ struct HostilePeerTests {
         #expect(typed.first == .restartTimer && typed.contains { $0.isSend })
     }
 
+    /// Legacy passkey entry as central: a peripheral that answers our Mconfirm with it and
+    /// our Mrand with it passed c1 (one-to-one in the random), then had Mconfirm and Mrand
+    /// to find the 20-bit TK offline: an authenticated key without knowing the passkey.
+    /// Found by a review; failed before (the machine started encryption).
+    @Test("legacy: a peer that reflects our confirm and random is refused with Confirm Value Failed")
+    func reflectedConfirmAndRandomAreRefused() {
+        var script = Script(.initiator, PairingConfiguration(ioCapability: .keyboardOnly, mitm: true, secureConnections: false))
+        script.input(.pair)
+        script.peer(.pairingResponse(PairingFeatures(
+            ioCapability: .displayOnly, authenticationRequirements: [.bonding, .mitm],
+            initiatorKeyDistribution: [.encryptionKey], responderKeyDistribution: [.encryptionKey])))
+        let typed = script.input(.passkeyEntered(123_456))
+        guard case let .send(.pairingConfirm(mconfirm))? = typed.first(where: \.isSend) else {
+            Issue.record("no Mconfirm: \(typed)")
+            return
+        }
+        let random = script.peer(.pairingConfirm(mconfirm))
+        guard case let .send(.pairingRandom(mrand))? = random.first(where: \.isSend) else {
+            Issue.record("no Mrand: \(random)")
+            return
+        }
+        let answer = script.peer(.pairingRandom(mrand))
+        #expect(answer.contains(.send(.pairingFailed(.confirmValueFailed))), "\(answer)")
+        #expect(!answer.contains { if case .startEncryption = $0 { true } else { false } })
+    }
+
     @Test("the pairing deadline ends a running pairing with Unspecified Reason and says what was awaited")
     func deadline() {
         var script = Script(.initiator, PairingConfiguration(ioCapability: .keyboardOnly, mitm: true, secureConnections: false))

@@ -58,6 +58,60 @@ struct SecurityManagerHostileTests {
         }
     }
 
+    /// A user who answers each passkey prompt only when the test says so.
+    final class HeldUser: PairingDelegate, Sendable {
+        private let waiting = Lock<[CheckedContinuation<UInt32?, Never>?]>([])
+
+        func displayPasskey(_ passkey: UInt32, peer: DeviceAddress) async {}
+        func confirmNumericComparison(_ value: UInt32, peer: DeviceAddress) async -> Bool { false }
+        func enterPasskey(peer: DeviceAddress) async -> UInt32? {
+            await withCheckedContinuation { continuation in waiting.withLock { $0.append(continuation) } }
+        }
+
+        var prompts: Int { waiting.withLock { $0.count } }
+
+        func answer(prompt: Int, _ passkey: UInt32?) {
+            waiting.withLock { waiting in defer { waiting[prompt] = nil }; return waiting[prompt] }?.resume(returning: passkey)
+        }
+
+        func answerAll() {
+            for continuation in waiting.withLock({ waiting in defer { waiting = waiting.map { _ in nil } }; return waiting }) {
+                continuation?.resume(returning: nil)
+            }
+        }
+    }
+
+    /// The peer fails a pairing while our user's passkey prompt is open and starts another:
+    /// the user's answer to the first prompt must not be taken for the second, whose
+    /// passkey nobody typed (a relaying attacker gets an "authenticated" pairing from an
+    /// answer given to the honest one). Found by a review; before, our Sconfirm for the
+    /// second pairing went out on the first prompt's answer.
+    @Test("a user's answer to an earlier pairing's prompt is not taken for the next pairing")
+    func anAnswerToAnEarlierPromptIsIgnored() async throws {
+        let link = try await SMPLink.make(role: .peripheral)
+        let user = HeldUser()
+        defer { user.answerAll() }
+        let manager = try link.manager(PairingConfiguration(ioCapability: .keyboardOnly, mitm: true, secureConnections: false), delegate: user)
+        defer { manager.close() }
+        let request = PairingFeatures(
+            ioCapability: .displayOnly, authenticationRequirements: [.bonding, .mitm],
+            initiatorKeyDistribution: [.encryptionKey], responderKeyDistribution: [.encryptionKey])
+        for prompt in 1...2 {
+            if prompt == 2 { await link.peerSends(.pairingFailed(.unspecifiedReason)) }
+            await link.peerSends(.pairingRequest(request))
+            guard case .pairingResponse = try await link.nextSent() else { Issue.record("no Pairing Response"); return }
+            try await withDeadline("prompt \(prompt)") {
+                while user.prompts < prompt { try? await Task.sleep(for: .milliseconds(5)) }
+            }
+        }
+        await link.peerSends(.pairingConfirm(SMPValue128(0x1234)))
+        user.answer(prompt: 0, 111_111)
+        let early = try? await link.nextSent(timeout: .milliseconds(500))
+        #expect(early == nil, "sent \(String(describing: early)) on the first prompt's answer")
+        user.answer(prompt: 1, 222_222)
+        guard case .pairingConfirm = try await link.nextSent() else { Issue.record("no Sconfirm after the second prompt's answer"); return }
+    }
+
     @Test("a Security Request every 5 ms while the central waits for the Pairing Response does not hold off the SMP timer")
     func securityRequestsDoNotResetTheTimer() async throws {
         let link = try await SMPLink.make(role: .central)

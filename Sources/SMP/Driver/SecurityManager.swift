@@ -76,6 +76,8 @@ public final class SecurityManager: Sendable {
         var unclaimed: Result<PairingKeys, PairingError>?
         /// Items handed to the worker and not yet carried out.
         var queuedWork = 0
+        /// The last prompt put to the user: only its answer is taken (see ``queued(_:_:)``).
+        var prompt: UInt64 = 0
         var droppedPeerPDUs = 0
     }
 
@@ -370,13 +372,28 @@ public final class SecurityManager: Sendable {
 
     // MARK: Actions
 
-    /// Hands PDUs and encryption to the worker, and arms or stops the timers, while the
-    /// machine's lock is still held, so two threads feeding the machine (a PDU and a user's
-    /// answer) cannot swap the order of what it produced; the other actions are returned
-    /// for ``execute(_:)``.
+    /// Hands PDUs and encryption to the worker, arms or stops the timers, and puts
+    /// questions to the user, while the machine's lock is still held, so two threads
+    /// feeding the machine (a PDU and a user's answer) cannot swap the order of what it
+    /// produced; the other actions are returned for ``execute(_:)``.
+    ///
+    /// Each question is numbered under the lock and only the answer to the latest is fed:
+    /// a peer that fails a pairing while its prompt is open and starts another must not
+    /// have the user's answer to the first (a number compared, a passkey typed) taken for
+    /// the second, which nobody compared.
     func queued(_ actions: [PairingAction], _ state: inout State) -> [PairingAction] {
         actions.filter { action in
             switch action {
+            case .requestPasskey:
+                state.prompt &+= 1
+                ask(prompt: state.prompt) { delegate, peer in .passkeyEntered(await delegate?.enterPasskey(peer: peer)) }
+                return false
+            case let .confirmNumericComparison(value):
+                state.prompt &+= 1
+                ask(prompt: state.prompt) { delegate, peer in
+                    .numericComparisonConfirmed(await delegate?.confirmNumericComparison(value, peer: peer) ?? false)
+                }
+                return false
             case let .send(pdu):
                 enqueue(.send(pdu), &state)
                 return false
@@ -410,20 +427,8 @@ public final class SecurityManager: Sendable {
                     let peer = connection.peer
                     Task { await delegate.displayPasskey(passkey, peer: peer) }
                 }
-            case .requestPasskey:
-                let peer = connection.peer
-                let delegate = delegate
-                Task { [weak self] in
-                    let passkey = await delegate?.enterPasskey(peer: peer)
-                    self?.feed(.passkeyEntered(passkey))
-                }
-            case let .confirmNumericComparison(value):
-                let peer = connection.peer
-                let delegate = delegate
-                Task { [weak self] in
-                    let accepted = await delegate?.confirmNumericComparison(value, peer: peer) ?? false
-                    self?.feed(.numericComparisonConfirmed(accepted))
-                }
+            case .requestPasskey, .confirmNumericComparison:
+                break  // asked by queued(_:_:)
             case let .securityRequested(requirements):
                 securityRequested(requirements)
             case let .completed(keys):
@@ -439,6 +444,30 @@ public final class SecurityManager: Sendable {
                 if RepeatedAttempts.counts(error) { attempts?.withLock { $0.failed(connection.peer.address, at: .now) } }
                 finish(.failure(error))
             }
+        }
+    }
+
+    /// Puts prompt number `prompt` to the user on a task of its own; its answer is fed
+    /// only while no later prompt was put.
+    private func ask(
+        prompt: UInt64, _ question: @escaping @Sendable ((any PairingDelegate)?, DeviceAddress) async -> PairingInput
+    ) {
+        let (delegate, peer) = (delegate, connection.peer)
+        Task { [weak self] in
+            let answer = await question(delegate, peer)
+            guard let self else { return }
+            var stale = false
+            let actions = state.withLock { state -> [PairingAction] in
+                guard state.prompt == prompt else {
+                    stale = true
+                    return []
+                }
+                return queued(state.machine.handle(answer), &state)
+            }
+            if stale {
+                logger.warning("a user's answer to an earlier pairing's prompt ignored", metadata: ["peer": "\(peer)", "prompt": "\(prompt)"])
+            }
+            execute(actions)
         }
     }
 

@@ -87,6 +87,10 @@ extension PairingMachine {
             context.peerConfirm = confirm
             return context.temporaryKey == nil ? [] : legacySendConfirm()
         case let (.initiator, .legacyAwaitingRandom, .pairingRandom(srand)):
+            // A peer that echoes our Mconfirm and then our Mrand passes c1 without knowing
+            // the TK (c1 is one-to-one in the random), and finds a passkey's 20-bit TK
+            // offline from what it saw: an "authenticated" key it never had to know.
+            guard srand != context.localRandom else { return fail(.confirmValueFailed, "the peer sent our own random back") }
             guard let expected = legacyConfirm(random: srand), constantTimeEqual(expected, context.peerConfirm),
                   let tk = context.temporaryKey, let mrand = context.localRandom else {
                 return fail(.confirmValueFailed, "Sconfirm does not match Srand")
@@ -96,6 +100,7 @@ extension PairingMachine {
             step = .awaitingEncryption
             return [.startEncryption(pairingKey(stk))]
         case let (.responder, .legacyAwaitingRandom, .pairingRandom(mrand)):
+            guard mrand != context.localRandom else { return fail(.confirmValueFailed, "the peer sent our own random back") }
             guard let expected = legacyConfirm(random: mrand), constantTimeEqual(expected, context.peerConfirm),
                   let tk = context.temporaryKey, let srand = context.localRandom else {
                 return fail(.confirmValueFailed, "Mconfirm does not match Mrand")
