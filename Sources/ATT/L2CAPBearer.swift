@@ -23,6 +23,9 @@ public final class L2CAPBearer: ATTBearer {
     private let disconnect: DisconnectHook?
     private let lifecycle: BearerLifecycle
     private let currentMTU = Lock(ATTConstants.minimumLEMTU)
+    /// The ATT channel on this link once started: sends and the close act on this link
+    /// only, never on the next one the controller gives the handle.
+    private let channel = Lock<ChannelRegistration?>(nil)
     /// What a queued PDU that later fails does (ends the bearer with L2CAP's reason), made
     /// once so that a send (a server's notification is the hot path) allocates no closure
     /// of its own. A plain constant: a closure kept in a generic `Lock` is wrapped in a new
@@ -51,7 +54,7 @@ public final class L2CAPBearer: ATTBearer {
     ) {
         guard lifecycle.start(closed: closed) else { return }
         do {
-            try manager.setHandler({ [weak self] event in
+            let registered = try manager.setHandler({ [weak self] event in
                 switch event {
                 case .received(let pdu):
                     receive(pdu)
@@ -61,6 +64,7 @@ public final class L2CAPBearer: ATTBearer {
                     self?.ended(.disconnected(reason: reason.rawValue))
                 }
             }, channel: .attributeProtocol, connection: connectionHandle)
+            channel.withLock { $0 = registered }
         } catch {
             // The link ended before the bearer started: the client learns it at once.
             ended(.failed("\(error)"))
@@ -86,8 +90,11 @@ public final class L2CAPBearer: ATTBearer {
         let kind = pdu.first.flatMap { ATTOpcode(rawValue: $0).kind }
         let origin: OutgoingOrigin = kind == .response || kind == .confirmation ? .answer : .host
         do {
-            try manager.submit(
-                pdu, cid: .attributeProtocol, connection: connectionHandle, origin: origin, completion: completion)
+            if let channel = channel.withLock({ $0 }) {
+                try manager.submit(pdu, on: channel, origin: origin, completion: completion)
+            } else {
+                try manager.submit(pdu, cid: .attributeProtocol, connection: connectionHandle, origin: origin, completion: completion)
+            }
             return true
         } catch {
             if refuseWhenFull, case .outgoingQueueFull = error { return false }
@@ -117,7 +124,7 @@ public final class L2CAPBearer: ATTBearer {
 
     public func close(reason: ATTBearerError) {
         guard lifecycle.close(reason) else { return }
-        try? manager.setHandler(nil, channel: .attributeProtocol, connection: connectionHandle)
+        if let channel = channel.withLock({ $0 }) { manager.removeHandler(channel) }
         switch reason {
         case .transactionTimedOut, .protocolViolation:
             // Remote User Terminated Connection is the reason a host gives for ending a

@@ -122,21 +122,35 @@ public final class ChannelManager: Sendable {
     }
 
     /// Sets (or with nil removes) the one receiver of `channel` on a connection. Only
-    /// channels with a receive maximum are served; LE signaling is L2CAP's own.
-    public func setHandler(_ handler: ChannelHandler?, channel: ChannelIdentifier, connection handle: UInt16) throws(L2CAPError) {
+    /// channels with a receive maximum are served; LE signaling is L2CAP's own. Returns
+    /// what was registered: ``removeHandler(_:)``, ``send(_:on:)`` and
+    /// ``submit(_:on:origin:completion:)`` with it act on this connection only, never on
+    /// the next one the controller gives the same handle.
+    @discardableResult
+    public func setHandler(_ handler: ChannelHandler?, channel: ChannelIdentifier, connection handle: UInt16) throws(L2CAPError) -> ChannelRegistration {
         guard channel != .leSignaling, configuration.maximumReceivePayload[channel] != nil else {
             throw .unsupportedChannel(channel)
         }
-        let found: Bool? = state.withLock { state in
-            guard state.connections[handle] != nil else { return nil }
+        let found: (serial: UInt64, drain: Bool)? = state.withLock { state in
+            guard let serial = state.connections[handle]?.serial else { return nil }
             state.connections[handle]?.handlers[channel] = handler
             guard handler != nil, state.connections[handle]?.registered.insert(channel).inserted == true,
-                  state.connections[handle]?.early[channel] != nil else { return false }
+                  state.connections[handle]?.early[channel] != nil else { return (serial, false) }
             state.connections[handle]?.draining.insert(channel)
-            return true
+            return (serial, true)
         }
         guard let found else { throw .unknownConnection(handle: handle) }
-        if found, let handler { drainEarly(channel: channel, handle: handle, to: handler) }
+        if found.drain, let handler { drainEarly(channel: channel, handle: handle, to: handler) }
+        return ChannelRegistration(channel: channel, handle: handle, serial: found.serial)
+    }
+
+    /// Removes the receiver `registration` set, if its connection still has the handle: a
+    /// link's late close must not take the channel from the next link given the handle.
+    public func removeHandler(_ registration: ChannelRegistration) {
+        state.withLock { state in
+            guard state.connections[registration.handle]?.serial == registration.serial else { return }
+            state.connections[registration.handle]?.handlers[registration.channel] = nil
+        }
     }
 
     /// Hands the SDUs that came before the first handler to it, oldest first; SDUs that

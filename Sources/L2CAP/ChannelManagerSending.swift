@@ -29,8 +29,19 @@ extension ChannelManager {
     /// transport, and the protocols above (ATT, SMP) bound their transactions with their
     /// own 30 s timers.
     public func send(_ payload: [UInt8], cid channel: ChannelIdentifier, connection handle: UInt16) async throws(L2CAPError) {
+        try await send(payload, cid: channel, handle: handle, serial: nil)
+    }
+
+    /// ``send(_:cid:connection:)`` on the channel of `registration`, on its connection only:
+    /// once that link is gone this fails with ``L2CAPError/unknownConnection(handle:)``,
+    /// even after the controller gave its handle to a new link.
+    public func send(_ payload: [UInt8], on registration: ChannelRegistration) async throws(L2CAPError) {
+        try await send(payload, cid: registration.channel, handle: registration.handle, serial: registration.serial)
+    }
+
+    private func send(_ payload: [UInt8], cid channel: ChannelIdentifier, handle: UInt16, serial: UInt64?) async throws(L2CAPError) {
         let result: Result<Void, L2CAPError> = await withCheckedContinuation { continuation in
-            enqueue(BasicFrame(channelID: channel, payload: payload), origin: .host, handle: handle) { continuation.resume(returning: $0) }
+            enqueue(BasicFrame(channelID: channel, payload: payload), handle: handle, serial: serial) { continuation.resume(returning: $0) }
         }
         try result.get()
     }
@@ -38,8 +49,10 @@ extension ChannelManager {
     /// Queues a frame without waiting; `completion` (if any) reports the outcome. An
     /// answer dropped at its bound reports nothing: it was counted, and the peer's own
     /// timer deals with the missing answer.
-    func enqueue(_ frame: BasicFrame, origin: OutgoingOrigin = .host, handle: UInt16, completion: OutgoingPDU.Completion?) {
-        if case let .refused(error) = enqueueAndSend(frame, origin: origin, handle: handle, completion: completion) {
+    func enqueue(
+        _ frame: BasicFrame, origin: OutgoingOrigin = .host, handle: UInt16, serial: UInt64? = nil, completion: OutgoingPDU.Completion?
+    ) {
+        if case let .refused(error) = enqueueAndSend(frame, origin: origin, handle: handle, serial: serial, completion: completion) {
             completion?(.failure(error))
         }
     }
@@ -48,10 +61,12 @@ extension ChannelManager {
     /// this thread if the driver has a credit at once (``pump()``). A longer one's
     /// fragments take turns with other connections' as credits come back, from a pump
     /// started on a task of its own.
-    func enqueueAndSend(_ frame: BasicFrame, origin: OutgoingOrigin, handle: UInt16, completion: OutgoingPDU.Completion?) -> EnqueueOutcome {
+    func enqueueAndSend(
+        _ frame: BasicFrame, origin: OutgoingOrigin, handle: UInt16, serial: UInt64? = nil, completion: OutgoingPDU.Completion?
+    ) -> EnqueueOutcome {
         let onePacket = BasicFrameHeader.size + frame.payload.count <= controller.info?.aclBuffer.packetLength ?? 0
         let (outcome, claimed) = state.withLock { state in
-            let outcome = enqueueLocked(frame, origin: origin, handle: handle, completion: completion, startingPump: !onePacket, state: &state)
+            let outcome = enqueueLocked(frame, origin: origin, handle: handle, serial: serial, completion: completion, startingPump: !onePacket, state: &state)
             guard onePacket, outcome == .queued, !state.pumpRunning else { return (outcome, false) }
             state.pumpRunning = true
             return (outcome, true)
@@ -62,10 +77,13 @@ extension ChannelManager {
 
     /// Queues a frame while the lock is held (so signaling answers keep the order of the
     /// commands they answer) and, `startingPump`, starts the pump task if it is idle.
+    /// `serial`, when given, must be the connection's (``ChannelRegistration``): a frame
+    /// meant for a link that is gone never goes to the next one given its handle.
     func enqueueLocked(
-        _ frame: BasicFrame, origin: OutgoingOrigin, handle: UInt16, completion: OutgoingPDU.Completion?,
+        _ frame: BasicFrame, origin: OutgoingOrigin, handle: UInt16, serial: UInt64? = nil, completion: OutgoingPDU.Completion?,
         startingPump: Bool = true, state: inout State
     ) -> EnqueueOutcome {
+        if let serial, state.connections[handle]?.serial != serial { return .refused(.unknownConnection(handle: handle)) }
         guard frame.payload.count <= BasicFrame.maximumPayloadLength else {
             return .refused(.payloadTooLarge(size: frame.payload.count, maximum: BasicFrame.maximumPayloadLength))
         }

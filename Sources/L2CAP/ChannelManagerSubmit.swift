@@ -17,6 +17,18 @@ extension ChannelManager {
         let outcome = enqueueAndSend(BasicFrame(channelID: channel, payload: payload), origin: origin, handle: handle, completion: completion)
         if case let .refused(error) = outcome { throw error }
     }
+
+    /// ``submit(_:cid:connection:origin:completion:)`` on the channel and connection of
+    /// `registration` only (see ``send(_:on:)``).
+    public func submit(
+        _ payload: [UInt8], on registration: ChannelRegistration, origin: OutgoingOrigin = .host,
+        completion: (@Sendable (Result<Void, L2CAPError>) -> Void)? = nil
+    ) throws(L2CAPError) {
+        let outcome = enqueueAndSend(
+            BasicFrame(channelID: registration.channel, payload: payload), origin: origin, handle: registration.handle,
+            serial: registration.serial, completion: completion)
+        if case let .refused(error) = outcome { throw error }
+    }
 }
 
 extension ChannelManager {

@@ -45,8 +45,8 @@ import TestSupport
         // Registering from the connection event: nothing can arrive before it.
         harness.manager.setConnectionHandler { [manager = harness.manager] event in
             guard case let .connected(connection) = event else { return }
-            try? manager.setHandler({ att.append($0) }, channel: .attributeProtocol, connection: connection.handle)
-            try? manager.setHandler({ smp.append($0) }, channel: .securityManagerProtocol, connection: connection.handle)
+            _ = try? manager.setHandler({ att.append($0) }, channel: .attributeProtocol, connection: connection.handle)
+            _ = try? manager.setHandler({ smp.append($0) }, channel: .securityManagerProtocol, connection: connection.handle)
         }
         await harness.connect(0x40)
         await harness.receive([0x02, 0x17, 0x00], cid: .attributeProtocol, handle: 0x40)
@@ -61,6 +61,34 @@ import TestSupport
         #expect(statistics.unsupportedChannelPDUs == 1)
         #expect(statistics.unknownConnectionFragments == 1)
         #expect(statistics.unhandledChannelPDUs == 1)
+    }
+
+    /// Controllers give a link's handle to the next link at once. A registration names
+    /// its connection: the first link's late close (a SecurityManager or ATT bearer let go
+    /// after the handle was reused) took the SMP channel from the second link, and its
+    /// queued PDUs (keys in distribution) went out on the second link. Found by a review.
+    @Test func aRegistrationActsOnItsOwnConnectionNotTheNextOneOnItsHandle() async throws {
+        let harness = try await L2CAPHarness.make()
+        await harness.connect(0x40)
+        let first = try harness.manager.setHandler({ _ in }, channel: .securityManagerProtocol, connection: 0x40)
+        await harness.disconnect(0x40, reason: .remoteUserTerminatedConnection)
+        await harness.connect(0x40)
+        let smp = Inbox<ChannelEvent>()
+        let second = try harness.manager.setHandler({ smp.append($0) }, channel: .securityManagerProtocol, connection: 0x40)
+        #expect(first != second)
+        harness.manager.removeHandler(first)
+        await harness.receive([0x0B, 0x01], cid: .securityManagerProtocol, handle: 0x40)
+        #expect(smp.all == [.received([0x0B, 0x01])])
+        await #expect(throws: L2CAPError.unknownConnection(handle: 0x40)) {
+            try await harness.manager.send([0x06] + [UInt8](repeating: 0x11, count: 16), on: first)
+        }
+        #expect(throws: L2CAPError.unknownConnection(handle: 0x40)) {
+            try harness.manager.submit([0x06], on: first)
+        }
+        try await harness.manager.send([0x0B, 0x01], on: second)
+        harness.manager.removeHandler(second)
+        await harness.receive([0x0B, 0x01], cid: .securityManagerProtocol, handle: 0x40)
+        #expect(smp.all.count == 1)
     }
 
     @Test func registrationIsCheckedAndMaximaAreConfigurable() async throws {

@@ -22,7 +22,7 @@ import TestSupport
         let outcome = Lock<Result<Void, L2CAPError>?>(nil)
         let token = connector.setAcceptor { connection in
             let result = Result { () throws(L2CAPError) in
-                try channels.setHandler({ _ in }, channel: .attributeProtocol, connection: connection.handle)
+                _ = try channels.setHandler({ _ in }, channel: .attributeProtocol, connection: connection.handle)
             }
             outcome.withLock { $0 = result }
         }

@@ -31,7 +31,7 @@ import TestSupport
         let received = Lock<[[UInt8]]>([])
         let handOver = Task {
             await Self.onThread {
-                try? harness.manager.setHandler({ event in
+                _ = try? harness.manager.setHandler({ event in
                     guard case let .received(sdu) = event else { return }
                     let first = received.withLock { $0.append(sdu); return $0.count == 1 }
                     if first {

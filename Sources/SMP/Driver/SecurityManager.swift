@@ -82,6 +82,10 @@ public final class SecurityManager: Sendable {
     }
 
     let state: Lock<State>
+    /// This link's SMP channel: what the worker sends and `close()` removes act on this
+    /// link only, never on the next one the controller gives the handle. Nil only while
+    /// the initialiser registers it (PDUs that came before are handed over then).
+    private let channel = Lock<ChannelRegistration?>(nil)
     private let work: AsyncStream<Work>.Continuation
     private let worker: Lock<Task<Void, Never>?> = Lock(nil)
 
@@ -140,7 +144,8 @@ public final class SecurityManager: Sendable {
         connection.setEncryptionHandler { [weak self] event in self?.encryptionEvent(event) }
         connection.setLongTermKeyProvider { [weak self] ediv, rand in self?.longTermKey(ediv: ediv, rand: rand) }
         do {
-            try channels.setHandler({ [weak self] event in self?.channelEvent(event) }, channel: .securityManagerProtocol, connection: connection.handle)
+            let registered = try channels.setHandler({ [weak self] event in self?.channelEvent(event) }, channel: .securityManagerProtocol, connection: connection.handle)
+            channel.withLock { $0 = registered }
         } catch {
             connection.setEncryptionHandler(nil)
             connection.setLongTermKeyProvider(nil)
@@ -156,7 +161,7 @@ public final class SecurityManager: Sendable {
 
     /// Detaches from the link (channel handler, LTK provider, encryption handler).
     public func close() {
-        try? channels.setHandler(nil, channel: .securityManagerProtocol, connection: connection.handle)
+        if let channel = channel.withLock({ $0 }) { channels.removeHandler(channel) }
         connection.setEncryptionHandler(nil)
         connection.setLongTermKeyProvider(nil)
         work.finish()
@@ -530,7 +535,11 @@ public final class SecurityManager: Sendable {
             ended(result)
         case let .send(pdu):
             do {
-                try await channels.send(pdu.encode(), cid: .securityManagerProtocol, connection: connection.handle)
+                if let channel = channel.withLock({ $0 }) {
+                    try await channels.send(pdu.encode(), on: channel)
+                } else {
+                    try await channels.send(pdu.encode(), cid: .securityManagerProtocol, connection: connection.handle)
+                }
             } catch {
                 // The link is going away; its disconnection ends the pairing.
             }
