@@ -1,3 +1,5 @@
+import BluetoothCore
+
 // A non-waiting send for callers that must keep PDU order from synchronous code (the ATT
 // bearer's `send` is synchronous): the frame is queued before `submit` returns, so two
 // submits on one connection leave in call order, which separate `Task { await send }`
@@ -35,13 +37,28 @@ extension ChannelManager {
     /// Returns once every PDU queued so far on `handle` is in the controller, or failed
     /// because the link ended. A Write Command (ATT's `send` only queues) can then be
     /// followed by a Disconnect without the Disconnect overtaking it. Returns at once when
-    /// nothing is queued or the connection is unknown; no deadline of its own, like ``send(_:cid:connection:)``.
-    public func waitUntilSent(connection handle: UInt16) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    /// nothing is queued or the connection is unknown. With a `timeout`, returns after it at
+    /// the latest (false: something was still queued): a peer whose controller never
+    /// returns credits must not hold a caller that goes on anyway (a Disconnect); without
+    /// one it waits for the queue or the link's end, like ``send(_:cid:connection:)``.
+    @discardableResult
+    public func waitUntilSent(connection handle: UInt16, timeout: Duration? = nil) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let waiting = Lock<CheckedContinuation<Bool, Never>?>(continuation)
+            let timer = Lock<DeadlineTimer.Token?>(nil)
             let queued: Bool = state.withLock { state in
-                state.connections[handle]?.outgoing.chainToLast { _ in continuation.resume() } ?? false
+                state.connections[handle]?.outgoing.chainToLast { _ in
+                    timer.withLock { $0 }.map { DeadlineTimer.shared.cancel($0) }
+                    waiting.withLock { $0.take() }?.resume(returning: true)
+                } ?? false
             }
-            if !queued { continuation.resume() }
+            guard queued else { return continuation.resume(returning: true) }
+            if let timeout {
+                let token = DeadlineTimer.shared.schedule(after: timeout) { waiting.withLock { $0.take() }?.resume(returning: false) }
+                timer.withLock { $0 = token }
+                // Sent meanwhile: the chain's callback found no timer to cancel.
+                if waiting.withLock({ $0 == nil }) { DeadlineTimer.shared.cancel(token) }
+            }
         }
     }
 }

@@ -143,8 +143,11 @@ import TestSupport
         await harness.manager.waitUntilSent(connection: 0x99)
         try harness.manager.submit(Array(repeating: 1, count: 40), cid: .attributeProtocol, connection: 0x40)
         _ = try await harness.log.nextACL()
+        // A controller that takes nothing more: a bounded wait gives up (HostLink's
+        // disconnect waits this way, so a peer withholding credits cannot keep the link).
+        #expect(await harness.manager.waitUntilSent(connection: 0x40, timeout: .milliseconds(100)) == false)
         let waiter = Task { await harness.manager.waitUntilSent(connection: 0x40) }
         await harness.disconnect(0x40, reason: .remoteUserTerminatedConnection)
-        await waiter.value
+        #expect(await waiter.value)
     }
 }

@@ -190,6 +190,23 @@ struct SecurityManagerDeadlineTests {
         #expect(error == PairingError.deadlineExceeded(.peerToStart, after: .milliseconds(300)))
     }
 
+    /// The controller takes our Pairing Request into its only buffer and never returns the
+    /// credit: our public key waits in L2CAP, and the pairing's end (the SMP timer) queued
+    /// behind it. `pair()` used to wait for as long as the link lived; now it is told after
+    /// `finishWait`. Found by a review.
+    @Test("a controller that takes none of our PDUs cannot hold pair() past its timers")
+    func pairReturnsWhileTheWorkerIsStuck() async throws {
+        let link = try await SMPLink.make(role: .central, returnsCreditsAtOnce: false)
+        let manager = try link.manager(smpTimeout: .milliseconds(300))
+        let pairing = Task { await pairingError { try await manager.pair() } }
+        guard case .pairingRequest = try await link.nextSent() else { Issue.record("no Pairing Request"); return }
+        await link.peerSends(.pairingResponse(PairingFeatures(
+            ioCapability: .noInputNoOutput, authenticationRequirements: [.bonding, .secureConnections],
+            initiatorKeyDistribution: [], responderKeyDistribution: [])))
+        let result = try await withDeadline("pair() with the controller's buffer held", seconds: 30) { await pairing.value }
+        #expect(result == .timedOut)
+    }
+
     @Test("100,000 PDUs while the SMP worker is stuck: the queue stays bounded and the drops are counted")
     func floodWhileBusy() async throws {
         let link = try await SMPLink.make(role: .peripheral, returnsCreditsAtOnce: false)

@@ -60,7 +60,7 @@ public final class SecurityManager: Sendable {
         /// keys, a Pairing Failed) were handed to L2CAP: a caller that disconnects as soon
         /// as `pair()` returns must not cut them off (seen: Disconnect overtook our Identity
         /// Information, and the peer never completed its side of the pairing).
-        case finish(Result<PairingKeys, PairingError>)
+        case finish(Result<PairingKeys, PairingError>, id: UInt64)
     }
 
     struct State: Sendable {
@@ -78,6 +78,9 @@ public final class SecurityManager: Sendable {
         var queuedWork = 0
         /// The last prompt put to the user: only its answer is taken (see ``queued(_:_:)``).
         var prompt: UInt64 = 0
+        /// Pairing ends handed to the worker and not yet told (see ``finish(_:)``).
+        var finishing: Set<UInt64> = []
+        var nextFinish: UInt64 = 0
         var droppedPeerPDUs = 0
     }
 
@@ -476,18 +479,37 @@ public final class SecurityManager: Sendable {
         }
     }
 
+    /// How long a pairing's end waits for the worker to send what was queued before it: a
+    /// peer whose controller takes nothing (credits withheld) held the worker in a send,
+    /// and `pair()` behind it past every timer, for as long as the link lived.
+    public static let finishWait: Duration = .seconds(5)
+
     /// Tells the observer, then resumes the waiters, on the worker after it has sent what
-    /// was queued before (see ``Work/finish(_:)``); on a task of its own when the worker
-    /// has stopped (the link ended). Never on the thread that fed the machine, which for a
-    /// peer's PDU is the transport's reader: the observer is where a bond store writes its
-    /// file (fsync, a file lock), and every link's traffic would wait for it.
+    /// was queued before (see ``Work/finish(_:id:)``), or after ``finishWait`` when it has
+    /// not got there; on a task of its own when the worker has stopped (the link ended).
+    /// Never on the thread that fed the machine, which for a peer's PDU is the transport's
+    /// reader: the observer is where a bond store writes its file (fsync, a file lock), and
+    /// every link's traffic would wait for it.
     private func finish(_ result: Result<PairingKeys, PairingError>) {
-        let taken = state.withLock { enqueue(.finish(result), &$0) }
-        if !taken { Task { self.ended(result) } }
+        let (id, taken) = state.withLock { state -> (UInt64, Bool) in
+            state.nextFinish &+= 1
+            state.finishing.insert(state.nextFinish)
+            return (state.nextFinish, enqueue(.finish(result, id: state.nextFinish), &state))
+        }
+        guard taken else {
+            Task { self.ended(result, id: id) }
+            return
+        }
+        _ = DeadlineTimer.shared.schedule(after: Self.finishWait) { [weak self] in
+            guard let self else { return }
+            Task { self.ended(result, id: id) }
+        }
     }
 
-    /// A pairing's end: the observer first, so a bond is stored before its caller resumes.
-    private func ended(_ result: Result<PairingKeys, PairingError>) {
+    /// A pairing's end, told once (by the worker or by ``finishWait``): the observer first,
+    /// so a bond is stored before its caller resumes.
+    private func ended(_ result: Result<PairingKeys, PairingError>, id: UInt64) {
+        guard state.withLock({ $0.finishing.remove(id) != nil }) else { return }
         observer?(result)
         resumeWaiters(result)
     }
@@ -531,8 +553,8 @@ public final class SecurityManager: Sendable {
 
     private func perform(_ item: Work) async {
         switch item {
-        case let .finish(result):
-            ended(result)
+        case let .finish(result, id):
+            ended(result, id: id)
         case let .send(pdu):
             do {
                 if let channel = channel.withLock({ $0 }) {
