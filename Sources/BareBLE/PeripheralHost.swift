@@ -327,14 +327,19 @@ public final class PeripheralHost: Sendable {
             refuse(connection, why: "\(options.maximumLinks) centrals are connected already (maximumLinks)")
             return
         }
-        let handle = connection.handle
         let link: HostLink
         do {
             link = try HostLink(
                 connection: connection, channels: channels, policy: central.security, attempts: central.attempts,
                 localAddress: localAddress.flatMap { $0.type == .random ? $0 : nil },
-                pairings: { [weak self] result, saved in self?.pairingEnded(handle: handle, result, saved: saved) },
-                encryption: { [weak self] event in self?.encryptionChanged(handle: handle, event) })
+                pairings: { [weak self, weak connection] result, saved in
+                    guard let connection else { return }
+                    self?.pairingEnded(on: connection, result, saved: saved)
+                },
+                encryption: { [weak self, weak connection] event in
+                    guard let connection else { return }
+                    self?.encryptionChanged(on: connection, event)
+                })
         } catch {
             state.withLock { $0.statistics.refusedBrokenLinks += 1 }
             refuse(connection, why: "\(error)")
@@ -396,8 +401,16 @@ public final class PeripheralHost: Sendable {
 
     func remote(_ handle: UInt16) -> RemoteCentral? { state.withLock { $0.links[handle] } }
 
-    private func pairingEnded(handle: UInt16, _ result: Result<PairingKeys, PairingError>, saved: Result<Bool, BondStoreError>?) {
-        guard let remote = remote(handle) else { return }
+    /// The central on `connection` itself: a late report of a link that ended must not be
+    /// told of the next central the controller gave its handle (its pairing would count as
+    /// made on that link, and its bond state saved from it).
+    private func remote(on connection: Connection) -> RemoteCentral? {
+        guard let remote = remote(connection.handle), remote.connection === connection else { return nil }
+        return remote
+    }
+
+    private func pairingEnded(on connection: Connection, _ result: Result<PairingKeys, PairingError>, saved: Result<Bool, BondStoreError>?) {
+        guard let remote = remote(on: connection) else { return }
         if case let .success(keys) = result { remote.securityChanged(pairedWith: keys) }
         switch result {
         case let .success(keys) where keys.method != nil:
@@ -410,8 +423,8 @@ public final class PeripheralHost: Sendable {
         }
     }
 
-    private func encryptionChanged(handle: UInt16, _ event: EncryptionEvent) {
-        guard let remote = remote(handle) else { return }
+    private func encryptionChanged(on connection: Connection, _ event: EncryptionEvent) {
+        guard let remote = remote(on: connection) else { return }
         remote.securityChanged(pairedWith: nil)
         switch event {
         case .encrypted: emit(.encryptionChanged(remote, encrypted: true))

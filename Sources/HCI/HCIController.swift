@@ -294,18 +294,15 @@ public final class HCIController: Sendable {
                 }
                 releasedACL = grantACLCredits(&state)
             case let .disconnectionComplete(disconnection) where disconnection.status == .success:
-                let handle = disconnection.connectionHandle
-                state.aclFlow.disconnected(handle: handle)
-                // Senders still waiting for a credit on this link must not send on a dead
-                // handle: the controller would drop the packet and the credit would leak.
-                let failure = HCIError.disconnected(connectionHandle: handle, reason: disconnection.reason)
-                failedACL = state.aclWaiters.filter { $0.packet.connectionHandle == handle }.map { ($0, failure) }
-                state.aclWaiters.removeAll { $0.packet.connectionHandle == handle }
-                state.closedHandles.insert(handle)
-                releasedACL = grantACLCredits(&state)
+                (failedACL, releasedACL) = linkEnded(disconnection.connectionHandle, reason: disconnection.reason, &state)
+                state.closedHandles.insert(disconnection.connectionHandle)
             case let .le(.connectionComplete(complete)) where complete.status == .success:
+                // On a handle still live we missed its link's end: that link's packets in
+                // the controller and its waiting senders go, as at a disconnection.
+                (failedACL, releasedACL) = linkEnded(complete.connectionHandle, reason: .unspecifiedError, &state)
                 state.closedHandles.remove(complete.connectionHandle)
             case let .le(.enhancedConnectionComplete(complete)) where complete.status == .success:
+                (failedACL, releasedACL) = linkEnded(complete.connectionHandle, reason: .unspecifiedError, &state)
                 state.closedHandles.remove(complete.connectionHandle)
             case let .hardwareError(error):
                 state.statistics.hardwareErrors += 1
@@ -502,6 +499,19 @@ public final class HCIController: Sendable {
 
     /// Credits the controller holds free right now (for tests and diagnostics).
     public var availableACLCredits: Int { state.withLock { $0.aclFlow.available } }
+
+    /// A link on `handle` ended (its Disconnection Complete, or a new link's Connection
+    /// Complete on the handle when its end was missed): the credits its packets held come
+    /// back, and senders still waiting for a credit on it fail rather than send on a dead
+    /// handle (the controller would drop the packet and the credit would leak). Returns
+    /// the failed senders and those the freed credits now let send.
+    private func linkEnded(_ handle: UInt16, reason: HCIErrorCode, _ state: inout State) -> (failed: [(ACLWaiter, HCIError)], released: [ACLWaiter]) {
+        state.aclFlow.disconnected(handle: handle)
+        let failure = HCIError.disconnected(connectionHandle: handle, reason: reason)
+        let failed = state.aclWaiters.filter { $0.packet.connectionHandle == handle }.map { ($0, failure) }
+        state.aclWaiters.removeAll { $0.packet.connectionHandle == handle }
+        return (failed, grantACLCredits(&state))
+    }
 
     private func grantACLCredits(_ state: inout State) -> [ACLWaiter] {
         var granted: [ACLWaiter] = []

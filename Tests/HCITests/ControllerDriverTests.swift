@@ -307,6 +307,33 @@ func opcodes(_ packets: [HCIPacket]) -> [HCIOpcode] {
         try await controller.sendACL(onLink)
     }
 
+    /// A controller that reports a new link on a handle whose Disconnection Complete never
+    /// came: the old link's packets held the controller's credits for good and its waiting
+    /// sender would have sent on the new link. Both now go as at a disconnection. Found by
+    /// a review.
+    @Test func aNewLinkOnALiveHandleEndsTheOldOnesCreditsAndSenders() async throws {
+        let (controller, transport) = try makeController()
+        try await controller.powerOn()
+        let old = ACLDataPacket(connectionHandle: 0x40, packetBoundary: .firstNonFlushable, broadcast: .pointToPoint, data: [1])
+        try await controller.sendACL(old)
+        try await controller.sendACL(old)
+        let waiting = Task { try await controller.sendACL(old) }
+        try await waitUntil { controller.state.withLock { $0.aclWaiters.count } == 1 }
+        transport.inject([HCIPacket(.event, L2CAPHarness.connectionComplete(0x40).encode())])
+        // Before, it waited for as long as the new link gave no credit back.
+        let failure = try await withDeadline("the old link's waiting sender", seconds: 10) { () async -> HCIError? in
+            do {
+                try await waiting.value
+                return nil
+            } catch {
+                return error as? HCIError
+            }
+        }
+        #expect(failure == .disconnected(connectionHandle: 0x40, reason: .unspecifiedError))
+        #expect(controller.availableACLCredits == 2)
+        #expect(transport.sent.filter { $0.type == .acl }.count == 2)
+    }
+
     @Test func hardwareErrorFailsPendingCommandsAndBringsTheControllerUpAgain() async throws {
         let (controller, transport) = try makeController()
         try await controller.powerOn()

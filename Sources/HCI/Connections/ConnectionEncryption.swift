@@ -134,7 +134,10 @@ extension Connection {
         if let candidate = key, candidate.count != 16 || candidate.allSatisfy({ $0 == 0 }) { key = nil }
         let handle = self.handle
         let controller = self.controller
-        Task {
+        Task { [weak self] in
+            // A link that ended meanwhile gets no reply: the controller may already have
+            // given its handle to the next link, whose own request this would answer.
+            guard let self, isConnected else { return }
             if let key, let reply = try? LELongTermKeyRequestReply(connectionHandle: handle, longTermKey: key) {
                 _ = try? await controller.send(reply)
             } else {
