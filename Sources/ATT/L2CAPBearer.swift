@@ -65,6 +65,8 @@ public final class L2CAPBearer: ATTBearer {
                 }
             }, channel: .attributeProtocol, connection: connectionHandle)
             channel.withLock { $0 = registered }
+            // Closed while registering: close() found nothing to remove.
+            if lifecycle.reason != nil { manager.removeHandler(registered) }
         } catch {
             // The link ended before the bearer started: the client learns it at once.
             ended(.failed("\(error)"))

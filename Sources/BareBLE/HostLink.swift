@@ -84,7 +84,7 @@ final class HostLink: PeripheralLink {
     func disconnect() async throws(PeripheralError) {
         // Write Commands only queue in L2CAP: let them reach the controller first, for
         // 2 s at most (a peer whose controller takes nothing must not keep the link).
-        await channels.waitUntilSent(connection: hci.handle, timeout: .seconds(2))
+        if hci.isConnected { await channels.waitUntilSent(connection: hci.handle, timeout: .seconds(2)) }
         do { try await hci.disconnect() } catch { throw .connection(error) }
     }
 

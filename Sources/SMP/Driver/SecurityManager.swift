@@ -60,7 +60,7 @@ public final class SecurityManager: Sendable {
         /// keys, a Pairing Failed) were handed to L2CAP: a caller that disconnects as soon
         /// as `pair()` returns must not cut them off (seen: Disconnect overtook our Identity
         /// Information, and the peer never completed its side of the pairing).
-        case finish(Result<PairingKeys, PairingError>, id: UInt64)
+        case finish(id: UInt64)
     }
 
     struct State: Sendable {
@@ -78,9 +78,12 @@ public final class SecurityManager: Sendable {
         var queuedWork = 0
         /// The last prompt put to the user: only its answer is taken (see ``queued(_:_:)``).
         var prompt: UInt64 = 0
-        /// Pairing ends handed to the worker and not yet told (see ``finish(_:)``).
-        var finishing: Set<UInt64> = []
+        /// Pairing ends handed to the worker and not yet told, by id (see ``finish(_:)``).
+        var finishing: [UInt64: Result<PairingKeys, PairingError>] = [:]
         var nextFinish: UInt64 = 0
+        /// Armed while an end waits for the worker; re-armed whenever the worker carries an
+        /// item out (see ``finishWait``).
+        var watchdog: DeadlineTimer.Token?
         var droppedPeerPDUs = 0
     }
 
@@ -136,7 +139,11 @@ public final class SecurityManager: Sendable {
             for await item in stream {
                 guard let self else { return }
                 await self.perform(item)
-                self.state.withLock { $0.queuedWork -= 1 }
+                self.state.withLock { state in
+                    state.queuedWork -= 1
+                    // The worker moved: an end still waiting gets its full wait again.
+                    if !state.finishing.isEmpty { self.armWatchdog(&state) }
+                }
             }
         } }
         // The link's handlers first: taking the SMP channel hands this manager the PDUs that
@@ -149,6 +156,12 @@ public final class SecurityManager: Sendable {
         do {
             let registered = try channels.setHandler({ [weak self] event in self?.channelEvent(event) }, channel: .securityManagerProtocol, connection: connection.handle)
             channel.withLock { $0 = registered }
+            // A link that ended before this (its handle maybe another link's by now) is not
+            // served: the channel registered would be the next link's.
+            guard connection.isConnected else {
+                channels.removeHandler(registered)
+                throw L2CAPError.unknownConnection(handle: connection.handle)
+            }
         } catch {
             connection.setEncryptionHandler(nil)
             connection.setLongTermKeyProvider(nil)
@@ -159,7 +172,10 @@ public final class SecurityManager: Sendable {
     deinit {
         work.finish()
         worker.withLock { $0?.cancel() }
-        state.withLock { Self.stopTimers(&$0) }
+        state.withLock { state in
+            Self.stopTimers(&state)
+            if let watchdog = state.watchdog { DeadlineTimer.shared.cancel(watchdog) }
+        }
     }
 
     /// Detaches from the link (channel handler, LTK provider, encryption handler).
@@ -479,37 +495,67 @@ public final class SecurityManager: Sendable {
         }
     }
 
-    /// How long a pairing's end waits for the worker to send what was queued before it: a
-    /// peer whose controller takes nothing (credits withheld) held the worker in a send,
-    /// and `pair()` behind it past every timer, for as long as the link lived.
+    /// How long a pairing's end waits for a worker that makes no progress: a peer whose
+    /// controller takes nothing (credits withheld) held the worker in a send, and `pair()`
+    /// behind it past every timer, for as long as the link lived. Counted from the
+    /// worker's last item, so a slow controller that still takes PDUs (one buffer, a busy
+    /// link) never has the end told before our last keys are out.
     public static let finishWait: Duration = .seconds(5)
 
     /// Tells the observer, then resumes the waiters, on the worker after it has sent what
-    /// was queued before (see ``Work/finish(_:id:)``), or after ``finishWait`` when it has
-    /// not got there; on a task of its own when the worker has stopped (the link ended).
-    /// Never on the thread that fed the machine, which for a peer's PDU is the transport's
-    /// reader: the observer is where a bond store writes its file (fsync, a file lock), and
-    /// every link's traffic would wait for it.
+    /// was queued before (see ``Work/finish(id:)``), or once the worker has made no
+    /// progress for ``finishWait``; on a task of its own when the worker has stopped (the
+    /// link ended). Never on the thread that fed the machine, which for a peer's PDU is the
+    /// transport's reader: the observer is where a bond store writes its file (fsync, a
+    /// file lock), and every link's traffic would wait for it.
     private func finish(_ result: Result<PairingKeys, PairingError>) {
         let (id, taken) = state.withLock { state -> (UInt64, Bool) in
             state.nextFinish &+= 1
-            state.finishing.insert(state.nextFinish)
-            return (state.nextFinish, enqueue(.finish(result, id: state.nextFinish), &state))
+            let id = state.nextFinish
+            state.finishing[id] = result
+            let taken = enqueue(.finish(id: id), &state)
+            if taken, state.watchdog == nil { armWatchdog(&state) }
+            return (id, taken)
         }
-        guard taken else {
-            Task { self.ended(result, id: id) }
-            return
+        if !taken { Task { self.ended(id: id) } }
+    }
+
+    private func armWatchdog(_ state: inout State) {
+        if let watchdog = state.watchdog { DeadlineTimer.shared.cancel(watchdog) }
+        state.watchdog = DeadlineTimer.shared.schedule(after: Self.finishWait) { [weak self] in self?.workerStalled() }
+    }
+
+    /// The worker made no progress for ``finishWait``: every end still waiting is told.
+    private func workerStalled() {
+        let stalled = state.withLock { state -> [Result<PairingKeys, PairingError>] in
+            state.watchdog = nil
+            defer { state.finishing = [:] }
+            return state.finishing.sorted { $0.key < $1.key }.map(\.value)
         }
-        _ = DeadlineTimer.shared.schedule(after: Self.finishWait) { [weak self] in
-            guard let self else { return }
-            Task { self.ended(result, id: id) }
+        guard !stalled.isEmpty else { return }
+        logger.warning("pairing's end told without waiting for our last PDUs: the controller took nothing for 5 s", metadata: [
+            "peer": "\(connection.peer)", "queuedWork": "\(queuedWork)",
+        ])
+        Task {
+            for result in stalled {
+                observer?(result)
+                resumeWaiters(result)
+            }
         }
     }
 
-    /// A pairing's end, told once (by the worker or by ``finishWait``): the observer first,
-    /// so a bond is stored before its caller resumes.
-    private func ended(_ result: Result<PairingKeys, PairingError>, id: UInt64) {
-        guard state.withLock({ $0.finishing.remove(id) != nil }) else { return }
+    /// A pairing's end, told once (by the worker, or by ``workerStalled()``): the observer
+    /// first, so a bond is stored before its caller resumes.
+    private func ended(id: UInt64) {
+        let result = state.withLock { state -> Result<PairingKeys, PairingError>? in
+            let result = state.finishing.removeValue(forKey: id)
+            if state.finishing.isEmpty, let watchdog = state.watchdog {
+                DeadlineTimer.shared.cancel(watchdog)
+                state.watchdog = nil
+            }
+            return result
+        }
+        guard let result else { return }
         observer?(result)
         resumeWaiters(result)
     }
@@ -553,8 +599,8 @@ public final class SecurityManager: Sendable {
 
     private func perform(_ item: Work) async {
         switch item {
-        case let .finish(result, id):
-            ended(result, id: id)
+        case let .finish(id):
+            ended(id: id)
         case let .send(pdu):
             do {
                 if let channel = channel.withLock({ $0 }) {
