@@ -18,8 +18,8 @@ final class HostLink: PeripheralLink {
     let bearer: any ATTBearer
     let security: SecurityManager
     private let saving: BondSaving
-    /// How the latest pairing on this link protected it (authenticated, Secure Connections).
-    private let paired = Lock<(authenticated: Bool, secureConnections: Bool)?>(nil)
+    /// How the latest pairing on this link protected it.
+    private let paired = Lock<(authenticated: Bool, secureConnections: Bool, keySize: Int)?>(nil)
 
     /// - Parameters:
     ///   - localAddress: our address as the peer sees it (an RPA or random address we
@@ -49,7 +49,7 @@ final class HostLink: PeripheralLink {
                 observer: { result in
                     if case let .success(keys) = result {
                         saving.save(keys)
-                        paired.withLock { $0 = (keys.authenticated, keys.secureConnections) }
+                        paired.withLock { $0 = (keys.authenticated, keys.secureConnections, keys.keySize) }
                     }
                     pairings?(result, saving.last)
                 },
@@ -75,10 +75,14 @@ final class HostLink: PeripheralLink {
         let bond = saving.bonds?.bond(for: hci.peer)
         let hasKey = bond?.localKeys.longTermKey != nil || bond?.peerKeys.longTermKey != nil
         guard encryption.isEncrypted else { return ATTLinkSecurity(hasLongTermKey: hasKey) }
-        let protection = paired.withLock { $0 } ?? bond.map { ($0.authenticated, $0.secureConnections) } ?? (false, false)
+        // An Encryption Change v1 carries no key size, and nothing reads it when a bond's key
+        // encrypted the link: that key's size, fixed when it was made, is the link's.
+        let bondKey = hci.role == .central ? bond?.keyAsCentral : bond?.localKeys.longTermKey
+        let protection = paired.withLock { $0 }
+            ?? bond.map { ($0.authenticated, $0.secureConnections, Int(bondKey?.keySize ?? 7)) } ?? (false, false, 7)
         return ATTLinkSecurity(
             isEncrypted: true, isAuthenticated: protection.0, isSecureConnections: protection.1,
-            keySize: UInt8(clamping: encryption.keySize ?? 16), hasLongTermKey: hasKey)
+            keySize: UInt8(clamping: encryption.keySize ?? protection.2), hasLongTermKey: hasKey)
     }
 
     func disconnect() async throws(PeripheralError) {

@@ -33,6 +33,21 @@ import TestSupport
         #expect(seen.withLock { $0 } == [.encrypted(keySize: nil)])
     }
 
+    @Test func aKeySizeTheControllerFailsToReadIsAnErrorNotAPass() async throws {
+        let bench = try await ConnectionBench.start(extraCommands: Self.encryptionCommands)
+        let connection = try await bench.connected()
+        answerEnable(bench, with: change())
+        bench.script(ReadEncryptionKeySize.opcode) { _ in
+            [HCIPacket(.event, HCIEvent.commandComplete(.init(
+                numHCICommandPackets: 1, opcode: ReadEncryptionKeySize.opcode,
+                returnParameters: [HCIErrorCode.unspecifiedError.rawValue, 0x40, 0x00, 0])).encode())]
+        }
+        await #expect(throws: ConnectionError.controller(.commandFailed(ReadEncryptionKeySize.opcode, .unspecifiedError))) {
+            try await connection.enableEncryption(longTermKey: Self.key, minimumKeySize: 16)
+        }
+        #expect(connection.encryption == LinkEncryption(isEncrypted: true, keySize: nil))
+    }
+
     @Test func aV2ChangeCarriesTheKeySizeAndAShortKeyIsRefused() async throws {
         let bench = try await ConnectionBench.start(extraCommands: Self.encryptionCommands)
         let connection = try await bench.connected()

@@ -275,6 +275,14 @@ struct HostilePeerTests {
         script.machine.context.expectedFromPeer = [.identityInformation]
         script.input(.encryptionKeySizeRead(7))
         script.refused(.encryptionKeySize)
+        // A size the controller failed to read is not a pass: the key cannot be checked.
+        var unread = Script(.initiator)
+        unread.input(.pair)
+        unread.peer(.pairingResponse(secureResponse))
+        unread.machine.step = .distributingKeys
+        unread.machine.context.expectedFromPeer = [.identityInformation]
+        unread.input(.encryptionKeySizeUnreadable(.unknownConnectionIdentifier))
+        unread.refused(.encryptionKeySize)
         // A v2 change with a short key is refused at once.
         var v2 = Script(.initiator)
         v2.input(.pair)

@@ -69,15 +69,22 @@ extension Connection {
         let event = try await perform(command, expecting: .encryption, name: "LE Enable Encryption", timeout: timeout)
         var keySize: Int?
         if case let .encrypted(size) = event { keySize = size }
-        if keySize == nil { keySize = await readKeySize() }
+        if keySize == nil { keySize = try await readKeySize() }
         if let keySize, keySize < minimumKeySize { throw .encryptionKeyTooShort(keySize, minimum: minimumKeySize) }
         return encryption
     }
 
-    /// Read Encryption Key Size, when the controller has it; also kept in ``encryption``.
-    public func readKeySize() async -> Int? {
-        guard controller.info?.supports(ReadEncryptionKeySize.self) == true,
-              let answer = try? await controller.send(ReadEncryptionKeySize(connectionHandle: handle)) else { return nil }
+    /// Read Encryption Key Size; also kept in ``encryption``. Nil when the controller
+    /// does not have the command; a failed read throws (a key whose size is unknown must
+    /// not pass a size check).
+    public func readKeySize() async throws(ConnectionError) -> Int? {
+        guard controller.info?.supports(ReadEncryptionKeySize.self) == true else { return nil }
+        let answer: ReadEncryptionKeySize.ReturnParameters
+        do {
+            answer = try await controller.send(ReadEncryptionKeySize(connectionHandle: handle))
+        } catch {
+            throw .controller(error)
+        }
         let size = Int(answer.keySize)
         state.withLock { $0.encryption.keySize = size }
         return size

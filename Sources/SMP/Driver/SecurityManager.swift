@@ -315,6 +315,17 @@ public final class SecurityManager: Sendable {
         }
     }
 
+    /// Read Encryption Key Size as the machine's input: a failed read is no size at all.
+    private func keySizeRead() async -> PairingInput {
+        do {
+            return .encryptionKeySizeRead(try await connection.readKeySize())
+        } catch let .controller(.commandFailed(_, status)) {
+            return .encryptionKeySizeUnreadable(status)
+        } catch {
+            return .encryptionKeySizeUnreadable(.unspecifiedError)
+        }
+    }
+
     private func encryptionEvent(_ event: EncryptionEvent) {
         defer { encryptionObserver?(event) }
         let reencrypting = state.withLock { $0.reencrypting }
@@ -328,7 +339,7 @@ public final class SecurityManager: Sendable {
                     // Encryption Change v1: the size comes from Read Encryption Key Size.
                     Task { [weak self] in
                         guard let self else { return }
-                        self.feed(.encryptionKeySizeRead(await self.connection.readKeySize()))
+                        self.feed(await self.keySizeRead())
                     }
                 }
             } else if waiting, connection.role == .peripheral, let bond = storedBond?(connection.peer) {
@@ -614,11 +625,13 @@ public final class SecurityManager: Sendable {
         case let .encrypt(key):
             do {
                 try await connection.enableEncryption(longTermKey: key.hciBytes, encryptedDiversifier: key.ediv, randomNumber: key.rand, minimumKeySize: 1)
-                // enableEncryption read the size after a v1 change (nil if it cannot be
-                // read); the machine compares it with what was negotiated.
+                // enableEncryption read the size after a v1 change (nil when the controller
+                // has no command for it); the machine compares it with what was negotiated.
                 feed(.encryptionKeySizeRead(connection.encryption.keySize))
             } catch let .encryptionFailed(status) {
                 feed(.encryptionFailed(status))
+            } catch let .controller(.commandFailed(opcode, status)) where opcode == ReadEncryptionKeySize.opcode {
+                feed(.encryptionKeySizeUnreadable(status))
             } catch let .controller(error) {
                 if case let .commandFailed(_, status) = error { feed(.encryptionFailed(status)) } else { feed(.encryptionFailed(.unspecifiedError)) }
             } catch {

@@ -21,6 +21,9 @@ public enum PairingInput: Sendable, Hashable {
     /// size), or nil when the controller cannot tell. Pairing completes only after this
     /// (or a v2 change with its size); a key shorter than negotiated ends the pairing.
     case encryptionKeySizeRead(Int?)
+    /// Read Encryption Key Size failed with this status: the key cannot be checked against
+    /// what was negotiated, so the pairing ends (as BlueZ takes such a key as 0 octets).
+    case encryptionKeySizeUnreadable(HCIErrorCode)
     /// The SMP timer (30 s since the last PDU we queued in a running pairing) expired.
     case timerExpired
     /// The pairing's overall deadline (started with the pairing, `after` ago) passed.

@@ -60,6 +60,11 @@ extension PairingMachine {
         return finishIfDone()
     }
 
+    mutating func encryptionKeySizeUnreadable(_ status: HCIErrorCode) -> [PairingAction] {
+        guard step == .distributingKeys, !context.keySizeChecked else { return [] }
+        return fail(.encryptionKeySize, "the controller could not tell the key size (\(status)), so it cannot be checked against the \(context.keySize) octets negotiated")
+    }
+
     private var peerDistribution: KeyDistribution {
         guard let response = context.response else { return [] }
         return role == .initiator ? response.responderKeyDistribution : response.initiatorKeyDistribution

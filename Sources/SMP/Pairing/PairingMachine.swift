@@ -179,6 +179,8 @@ public struct PairingMachine: Sendable {
         case let .encryptionFailed(status): return encryptionFailed(status)
         case let .encryptionKeySizeRead(size):
             return encryptionKeySizeRead(size)
+        case let .encryptionKeySizeUnreadable(status):
+            return encryptionKeySizeUnreadable(status)
         case .timerExpired:
             guard isPairing else { return [] }
             step = .timedOut
