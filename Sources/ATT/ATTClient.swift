@@ -151,13 +151,15 @@ public final class ATTClient: Sendable {
             throw .invalidRequest("\(opcode) is not a request; send commands with sendCommand(_:)")
         }
         let bytes = request.encode()
+        let deadline = ATTProcedureDeadline.current
         let mtu = bearer.mtu
         guard bytes.count <= Int(mtu) else { throw .pduExceedsMTU(opcode, length: bytes.count, mtu: mtu) }
         let registered: Result<(id: UInt64, next: Transaction?, observer: (@Sendable (Int) -> Void)?, queued: Int), ATTError> =
             state.withLock { state in
                 if let reason = state.closedReason { return .failure(.bearerClosed(reason)) }
-                // A caller cancelled before asking sends nothing.
+                // A caller cancelled, or out of time, before asking sends nothing.
                 if Task.isCancelled { return .failure(.cancelled(request: opcode)) }
+                if let deadline, ContinuousClock.now >= deadline { return .failure(.procedureDeadlinePassed(request: opcode)) }
                 let id = state.answers.expect(opcode)
                 state.waiting.append(Transaction(id: id, request: opcode, bytes: bytes))
                 return .success((id, startNextTransaction(&state), state.queueObserver, state.waiting.count))
@@ -165,12 +167,15 @@ public final class ATTClient: Sendable {
         let (id, next, observer, queued) = try registered.get()
         if let next { transmit(next) }
         observer?(queued)
-        // No deadline on the wait itself: the request's own starts when it is sent, and
-        // its passing ends this wait by tearing the bearer down.
-        switch await wait(for: id, until: nil) {
+        // The wait's deadline is the procedure's, if any: the request's own starts when it
+        // is sent, and its passing ends this wait by tearing the bearer down.
+        switch await wait(for: id, until: deadline) {
         case let .value(response): return response
         case let .failed(error): throw error
-        case .expired: throw .transactionTimedOut(request: opcode, timeout: transactionTimeout)
+        case .expired:
+            // Withdrawn if still queued; one on the wire waits for its response (3.3.2).
+            state.withLock { $0.waiting.removeAll { $0.id == id } }
+            throw .procedureDeadlinePassed(request: opcode)
         case .cancelled: throw .cancelled(request: opcode)
         }
     }

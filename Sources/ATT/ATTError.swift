@@ -23,6 +23,10 @@ public enum ATTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The calling task was cancelled. A request already sent still occupies the bearer
     /// until its response or its timeout, because ATT cannot withdraw a request.
     case cancelled(request: ATTOpcode)
+    /// The procedure's overall deadline (``ATTProcedureDeadline``) passed before this
+    /// request was answered. One already sent still occupies the bearer until its response
+    /// or its timeout.
+    case procedureDeadlinePassed(request: ATTOpcode)
 
     /// The Error Response's code, when that is what this error is.
     public var errorCode: ATTErrorCode? {
@@ -48,6 +52,8 @@ public enum ATTError: Error, Sendable, Equatable, CustomStringConvertible {
             return "invalid ATT request: \(why)"
         case .cancelled(let request):
             return "\(request.name) was cancelled"
+        case .procedureDeadlinePassed(let request):
+            return "the procedure's deadline passed before the peer answered \(request.name)"
         }
     }
 }

@@ -130,6 +130,12 @@ extension GATTClient {
     /// Includes and characteristics are asked for over the span of all services at once;
     /// what comes back is checked against the rules of DiscoveryRules.swift.
     public func discoverServices(in range: ClosedRange<UInt16>) async throws(GATTError) -> [GATTDatabase.Service] {
+        try await procedure("Discovery of the services in 0x\(hex16(range.lowerBound))...0x\(hex16(range.upperBound))") { () async throws(GATTError) in
+            try await discoverServicesWithin(range)
+        }
+    }
+
+    private func discoverServicesWithin(_ range: ClosedRange<UInt16>) async throws(GATTError) -> [GATTDatabase.Service] {
         let primaries = try await discoverAllPrimaryServices(in: range)
         // Ascending and disjoint, so the span runs from the first start to the last end.
         guard let first = primaries.first, let last = primaries.last else { return [] }
@@ -161,12 +167,14 @@ extension GATTClient {
         guard range.lowerBound > 0 else {
             throw .invalidRequest("\(name) from handle 0x0000: handles start at 0x0001 (0x0000 is reserved, Vol 3 Part F 3.2.2)")
         }
-        var order = DiscoveredHandles(procedure: name, range: range)
-        var start = range.lowerBound
-        while try await step(start, &order) {
-            guard let last = order.last else { throw .invalidResponse("\(name) got an answer with no entry at 0x\(hex16(start))") }
-            if last >= range.upperBound { return }
-            start = last + 1
+        try await procedure(name) { () async throws(GATTError) in
+            var order = DiscoveredHandles(procedure: name, range: range)
+            var start = range.lowerBound
+            while try await step(start, &order) {
+                guard let last = order.last else { throw .invalidResponse("\(name) got an answer with no entry at 0x\(hex16(start))") }
+                if last >= range.upperBound { return }
+                start = last + 1
+            }
         }
     }
 

@@ -39,6 +39,12 @@ extension GATTClient {
     /// A value the response truncated is completed with Read Blob. A server without the
     /// request (Request Not Supported) is remembered, and each value is read on its own.
     public func readMultipleVariable(_ handles: [UInt16]) async throws(GATTError) -> [[UInt8]] {
+        try await procedure("Read Multiple Variable Length Characteristic Values") { () async throws(GATTError) in
+            try await readEachVariable(handles)
+        }
+    }
+
+    private func readEachVariable(_ handles: [UInt16]) async throws(GATTError) -> [[UInt8]] {
         if !readMultipleVariableUnsupported {
             do {
                 let response = try await att.readMultipleVariable(handles)
@@ -76,6 +82,12 @@ extension GATTClient {
     /// typed rather than being cut, so a broken server is seen as broken and no caller
     /// takes 512 bytes of it for the whole value.
     func continueLongRead(_ handle: UInt16, have: [UInt8], from: UInt16 = 0, force: Bool = false) async throws(GATTError) -> [UInt8] {
+        try await procedure("Read Long Characteristic Values at 0x\(hex16(handle))") { () async throws(GATTError) in
+            try await readOn(handle, have: have, from: from, force: force)
+        }
+    }
+
+    private func readOn(_ handle: UInt16, have: [UInt8], from: UInt16, force: Bool) async throws(GATTError) -> [UInt8] {
         let full = Int(att.mtu) - 1
         var value = try withinMaximum(have, at: handle, from: from)
         var last = have.count

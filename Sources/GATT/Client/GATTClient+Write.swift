@@ -32,6 +32,12 @@ extension GATTClient {
     }
 
     private func executePreparedWrites(_ writes: [GATTWrite], startingAt firstOffset: UInt16) async throws(GATTError) {
+        try await procedure(writes.count == 1 ? "Write Long Characteristic Values" : "Reliable Writes") { () async throws(GATTError) in
+            try await prepareAndExecute(writes, startingAt: firstOffset)
+        }
+    }
+
+    private func prepareAndExecute(_ writes: [GATTWrite], startingAt firstOffset: UInt16) async throws(GATTError) {
         let chunk = Int(att.mtu) - 5
         for write in writes {
             guard Int(firstOffset) + write.value.count <= ATTConstants.maximumAttributeValueLength else {

@@ -19,6 +19,10 @@ import BluetoothCore
 /// - Errors are ``GATTError``: ATT's Error Responses keep the specification's codes, a
 ///   disconnection carries its HCI reason, and a silent peer ends in ATT's transaction
 ///   timeout.
+/// - Every procedure of more than one request (a discovery, a long read or write, Read
+///   Multiple Variable with its completions, a Service Changed rediscovery) ends by
+///   ``procedureTimeout`` as a whole (``GATTError/procedureTimedOut(_:after:)``): each
+///   answer coming just inside its 30 s cannot stretch it out.
 ///
 /// An actor: procedures may run concurrently (ATT queues their requests), and each sees a
 /// consistent ``database``. Long reads and writes are a series of requests that another
@@ -68,8 +72,16 @@ public actor GATTClient {
     /// Counted where the values arrive; readable from any thread.
     public nonisolated var serviceChangedStatistics: ServiceChangedStatistics { serviceChangedQueue.statistics }
 
-    public init(att: ATTClient) {
+    /// How long one procedure may take as a whole; see ``defaultProcedureTimeout``.
+    public nonisolated let procedureTimeout: Duration
+
+    /// Two minutes: a full discovery of a large database (some 750 requests) over a link
+    /// with a 75 ms connection interval takes about one, and a long read at most 24 requests.
+    public static let defaultProcedureTimeout: Duration = .seconds(120)
+
+    public init(att: ATTClient, procedureTimeout: Duration = GATTClient.defaultProcedureTimeout) {
         self.att = att
+        self.procedureTimeout = procedureTimeout
         (databaseChanges, changes) = AsyncStream.makeStream(
             of: GATTDatabaseChange.self, bufferingPolicy: .bufferingNewest(Self.databaseChangesBuffer))
     }
@@ -80,6 +92,22 @@ public actor GATTClient {
 
     deinit {
         changes.finish()
+    }
+
+    /// Runs `body` as the procedure `name`: every ATT request in it ends by the procedure's
+    /// deadline, ``procedureTimeout`` from now. Inside another procedure it keeps that
+    /// one's deadline (and that one names the failure).
+    func procedure<T: Sendable>(_ name: String, _ body: () async throws(GATTError) -> T) async throws(GATTError) -> T {
+        if ATTProcedureDeadline.current != nil { return try await body() }
+        let timeout = procedureTimeout
+        let result: Result<T, GATTError> = await ATTProcedureDeadline.$current.withValue(.now + timeout) {
+            do throws(GATTError) { return .success(try await body()) } catch { return .failure(error) }
+        }
+        switch result {
+        case let .success(value): return value
+        case .failure(.att(.procedureDeadlinePassed)): throw .procedureTimedOut(name, after: timeout)
+        case let .failure(error): throw error
+        }
     }
 
     /// Runs an ATT request, making its failure a ``GATTError``.
@@ -100,6 +128,10 @@ public actor GATTClient {
     /// Keeping the result between connections is the caller's choice (in memory now; a
     /// key store later): a database is only worth remembering for a bonded peer.
     public func discover(remembered: GATTDatabase? = nil) async throws(GATTError) -> GATTDatabase {
+        try await procedure("Discovery of the whole database") { () async throws(GATTError) in try await discoverWhole(remembered: remembered) }
+    }
+
+    private func discoverWhole(remembered: GATTDatabase?) async throws(GATTError) -> GATTDatabase {
         var discovered: GATTDatabase
         if let remembered, let hash = remembered.databaseHash {
             let current = try await readDatabaseHash()
@@ -174,10 +206,13 @@ public actor GATTClient {
         database = updated
         let change: GATTDatabaseChange
         do {
-            let services = try await discoverServices(in: affected)
+            let services = try await procedure("Rediscovery after Service Changed") { () async throws(GATTError) in
+                let services = try await discoverServices(in: affected)
+                return (services, try await readDatabaseHash())
+            }
             updated = database ?? updated
-            try updated.merge(services)
-            if updated.databaseHash != nil { updated.databaseHash = try await readDatabaseHash() }
+            try updated.merge(services.0)
+            if updated.databaseHash != nil { updated.databaseHash = services.1 }
             database = updated
             change = GATTDatabaseChange(affectedHandles: affected, database: updated)
         } catch {

@@ -17,6 +17,10 @@ public enum GATTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The characteristic cannot do what was asked (no CCCD to subscribe with, a value
     /// longer than 512 bytes, ...); the text says why.
     case invalidRequest(String)
+    /// The procedure (named) did not finish within the client's
+    /// ``GATTClient/procedureTimeout``, although each request may have been answered in
+    /// time: a server that stretches a discovery or a long read out, or a very slow link.
+    case procedureTimedOut(String, after: Duration)
 
     /// The ATT Error Response's code, when that is what this error is.
     public var errorCode: ATTErrorCode? {
@@ -31,6 +35,8 @@ public enum GATTError: Error, Sendable, Equatable, CustomStringConvertible {
             "the server echoed a different value for the prepared write at handle 0x\(hex16(handle)), offset \(offset); the queued writes were cancelled"
         case .invalidResponse(let why): "invalid GATT response: \(why)"
         case .invalidRequest(let why): "invalid GATT request: \(why)"
+        case let .procedureTimedOut(name, after):
+            "\(name) did not finish within \(after): the server answers too slowly or never ends it; disconnect, or give GATTClient a longer procedureTimeout for a very slow link"
         }
     }
 }
