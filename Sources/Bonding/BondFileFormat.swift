@@ -7,9 +7,18 @@ public struct StoredBonds: Sendable, Hashable {
     /// In identity address order, one per peer identity.
     public var bonds: [Bond]
 
+    /// Keeps the last of `bonds` per peer, each under the type the file can hold: a
+    /// controller that resolved an RPA reports the identity as 0x02/0x03, which is the same
+    /// peer as public/random, and two entries for one address would make the file
+    /// unreadable (every bond with it).
     public init(local: LocalIdentity, bonds: [Bond] = []) {
         self.local = local
-        self.bonds = bonds.sorted { ($0.peer.address, $0.peer.type.rawValue) < ($1.peer.address, $1.peer.type.rawValue) }
+        var latest: [DeviceAddress: Bond] = [:]
+        for var bond in bonds {
+            bond.peer = DeviceAddress(bond.peer.address, type: bond.peer.type.isRandom ? .random : .public)
+            latest[bond.peer] = bond
+        }
+        self.bonds = latest.values.sorted { ($0.peer.address, $0.peer.type.rawValue) < ($1.peer.address, $1.peer.type.rawValue) }
     }
 }
 

@@ -92,10 +92,8 @@ public final class BondStore: Sendable {
     /// Adds `bond`, replacing any bond with the same peer identity.
     public func save(_ bond: Bond) throws(BondStoreError) {
         do {
-            try update { bonds in
-                bonds.removeAll { $0.peer == bond.peer }
-                bonds.append(bond)
-            }
+            // Last wins: `StoredBonds` keeps one bond per peer.
+            try update { $0.append(bond) }
         } catch {
             logger.error("bond not saved", metadata: ["peer": "\(bond.peer)", "path": "\(path)", "error": "\(error)"])
             throw error

@@ -66,6 +66,27 @@ import TestSupport
         #expect(try files[0].contents.get().bonds == [F.bond(1), changed])
     }
 
+    @Test func aBondUnderAControllerResolvedTypeReplacesItsIdentityAndTheFileStaysReadable() throws {
+        // A controller that resolved the peer's RPA reports its identity as 0x02/0x03; the
+        // file keeps only public/random. Two entries for one address would make the file
+        // unreadable, and every bond with it.
+        let directory = F.directory()
+        let store = try BondStore(directory: directory, identity: .public(F.localPublic))
+        let first = F.bond(1)
+        try store.save(first)
+        var resolved = F.bond(1)
+        resolved.peer = DeviceAddress(first.peer.address, type: .randomIdentity)
+        resolved.authenticated.toggle()
+        try store.save(resolved)
+        var expected = resolved
+        expected.peer = first.peer
+        #expect(store.bonds == [expected])
+        #expect(try BondStore(directory: directory, identity: .public(F.localPublic)).bonds == [expected])
+        // Nor can a change that adds one peer twice leave a file that cannot be read back.
+        try store.update { bonds in bonds += [F.bond(2), F.bond(2)] }
+        #expect(try BondStore(directory: directory, identity: .public(F.localPublic)).bonds == [expected, F.bond(2)])
+    }
+
     @Test func aBondIsFoundByAnRPAOfItsIRK() throws {
         let store = try BondStore(directory: F.directory(), identity: .public(F.localPublic))
         try store.save(F.bond(1))
