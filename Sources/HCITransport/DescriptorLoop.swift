@@ -99,9 +99,13 @@ package final class DescriptorLoop: Sendable {
 
     deinit {
         // A reader that ended on its own (end of file) and was never closed is not joined.
-        state.withLock { state in
+        let neverStarted = state.withLock { state in
             if let thread = state.thread, !state.closeRequested { pthread_detach(thread) }
+            return !state.started && !state.closeRequested
         }
+        // Nobody started or closed it: the descriptor (for a kernel socket, its link) is
+        // still ours to release.
+        if neverStarted { releaseDescriptor() }
         Glibc.close(wakeRead)
         Glibc.close(wakeWrite)
     }
@@ -205,6 +209,13 @@ package final class DescriptorLoop: Sendable {
     }
 
     package var isClosing: Bool { closing.load(ordering: .relaxed) }
+
+    /// Runs `body` with the descriptor while it is open, under the output lock so it cannot
+    /// be closed meanwhile; nil once it is closed (its number may then be another file's).
+    /// Keep `body` to a system call or two: writers wait for it.
+    package func withOpenDescriptor<T>(_ body: (Int32) -> T) -> T? {
+        output.withLock { output in output.open ? body(fd) : nil }
+    }
 
     /// For the chunk handler of a loop made with `kernelTimestamps`: when the kernel queued
     /// the datagram being handled, in nanoseconds since the Unix epoch; nil when it gave none.

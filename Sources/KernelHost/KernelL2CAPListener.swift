@@ -102,12 +102,8 @@ public final class KernelL2CAPListener: Sendable {
                 let bytes = withUnsafeBytes(of: address.l2_bdaddr) { Array($0) }
                 let peerAddress = (try? BluetoothAddress(littleEndian: bytes)) ?? .zero
                 let type: AddressType = address.l2_bdaddr_type == UInt8(BDADDR_LE_RANDOM) ? .random : .public
-                do throws(KernelSocketError) {
-                    return try KernelL2CAPSocket(fd: client, peer: DeviceAddress(peerAddress, type: type), channel: channel, localAddress: localAddress, adapter: adapter)
-                } catch {
-                    Glibc.close(client)
-                    throw error
-                }
+                // Owns `client` from here, also when it throws (it closed it then).
+                return try KernelL2CAPSocket(fd: client, peer: DeviceAddress(peerAddress, type: type), channel: channel, localAddress: localAddress, adapter: adapter)
             }
             let code = errno
             if code == EINTR { continue }

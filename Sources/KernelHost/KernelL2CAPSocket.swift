@@ -43,11 +43,13 @@ public final class KernelL2CAPSocket: Sendable {
     /// The adapter's address this socket is bound to, and its index (hciN).
     public let localAddress: BluetoothAddress
     public let adapter: Int
-    let fd: Int32
+    /// The descriptor is the loop's: reached only through `withOpenDescriptor`, because once
+    /// the link ends the loop closes it, and its number may by then be another socket's (the
+    /// next central's, from the listener), whose link an option set here would change.
     private let loop: DescriptorLoop
 
+    /// Takes ownership of `fd`, and closes it when it throws.
     init(fd: Int32, peer: DeviceAddress, channel: ChannelIdentifier, localAddress: BluetoothAddress, adapter: Int) throws(KernelSocketError) {
-        self.fd = fd
         self.adapter = adapter
         self.peer = peer
         self.channel = channel
@@ -144,11 +146,13 @@ public final class KernelL2CAPSocket: Sendable {
                     throw KernelSocketError.from(errno: pending, operation: "connect", peer: peer)
                 }
             }
-            return try KernelL2CAPSocket(fd: fd, peer: peer, channel: channel, localAddress: local, adapter: adapter)
         } catch {
             Glibc.close(fd)
             throw error
         }
+        // Owns `fd` from here, also when it throws (it closed it then: closing it again
+        // could close another thread's descriptor that took the number meanwhile).
+        return try KernelL2CAPSocket(fd: fd, peer: peer, channel: channel, localAddress: local, adapter: adapter)
     }
 
     /// A socket bound to `local` on `channel`; closed again on failure.
@@ -231,9 +235,9 @@ public final class KernelL2CAPSocket: Sendable {
     // MARK: The connected socket
 
     /// The largest SDU the kernel takes from us on this channel (BT_SNDMTU).
-    public var sendMTU: UInt16? { Self.option(fd, BT_SNDMTU) }
+    public var sendMTU: UInt16? { loop.withOpenDescriptor { Self.option($0, BT_SNDMTU) } ?? nil }
     /// The largest SDU the kernel accepts from the peer for us (BT_RCVMTU).
-    public var receiveMTU: UInt16? { Self.option(fd, BT_RCVMTU) }
+    public var receiveMTU: UInt16? { loop.withOpenDescriptor { Self.option($0, BT_RCVMTU) } ?? nil }
 
     /// The link's security level now, as the kernel reports it.
     public var securityLevel: SecurityLevel? { security?.level }
@@ -241,7 +245,7 @@ public final class KernelL2CAPSocket: Sendable {
     /// The link's security level and encryption key size (octets, 0 while unencrypted).
     /// On a connected socket the kernel reports the link's own (`hci_conn`) level and key
     /// size, so this follows a pairing or encryption the peer started, too.
-    public var security: (level: SecurityLevel, keySize: UInt8)? { Self.security(fd) }
+    public var security: (level: SecurityLevel, keySize: UInt8)? { loop.withOpenDescriptor { Self.security($0) } ?? nil }
 
     static func security(_ fd: Int32) -> (level: SecurityLevel, keySize: UInt8)? {
         var security = bt_security()
@@ -254,10 +258,12 @@ public final class KernelL2CAPSocket: Sendable {
 
     /// The link's HCI connection handle (L2CAP_CONNINFO), nil when the kernel does not say.
     public var connectionHandle: UInt16? {
-        var information = l2cap_conninfo()
-        var length = socklen_t(MemoryLayout<l2cap_conninfo>.size)
-        guard getsockopt(fd, SOL_L2CAP, L2CAP_CONNINFO, &information, &length) == 0 else { return nil }
-        return information.hci_handle
+        loop.withOpenDescriptor { fd -> UInt16? in
+            var information = l2cap_conninfo()
+            var length = socklen_t(MemoryLayout<l2cap_conninfo>.size)
+            guard getsockopt(fd, SOL_L2CAP, L2CAP_CONNINFO, &information, &length) == 0 else { return nil }
+            return information.hci_handle
+        } ?? nil
     }
 
     /// Raises the link's security on a connected socket: the kernel pairs (or encrypts
@@ -271,23 +277,36 @@ public final class KernelL2CAPSocket: Sendable {
     ) async throws(KernelSocketError) {
         let agent = try Self.startAgent(adapter, responder: responder)
         defer { agent.close() }
-        try Self.setSecurity(fd, level)
-        let fd = self.fd
         let peer = self.peer
+        // Set on this link's socket and waited on through a duplicate of it, taken while it
+        // is open: the wait may outlive the loop's descriptor (a link that ends closes it).
+        let setting: Result<Int32, KernelSocketError>? = loop.withOpenDescriptor { fd in
+            do throws(KernelSocketError) {
+                try Self.setSecurity(fd, level)
+            } catch {
+                return .failure(error)
+            }
+            let copy = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+            return copy >= 0 ? .success(copy) : .failure(.system(operation: "fcntl(F_DUPFD_CLOEXEC)", errno: errno, detail: Posix.message(errno)))
+        }
+        guard let setting else { throw .securityFailed(peer: peer, level: level) }
+        let fd = try setting.get()
         let result: Result<Void, KernelSocketError> = await withCheckedContinuation { continuation in
             let started = PosixThread.start {
+                defer { Glibc.close(fd) }
                 let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)
                 // While the kernel works on security the socket is "suspended": not writable.
                 let revents = Posix.wait(fd, for: Int16(POLLOUT), until: deadline)
                 if revents == 0 {
                     continuation.resume(returning: .failure(.timedOut(peer: peer, waitingFor: "security \(level) (pairing or encryption)", after: timeout)))
-                } else if revents < 0 || revents & Int32(POLLHUP | POLLERR) != 0 {
+                } else if revents < 0 || revents & Int32(POLLHUP | POLLERR | POLLNVAL) != 0 {
                     continuation.resume(returning: .failure(.securityFailed(peer: peer, level: level)))
                 } else {
                     continuation.resume(returning: .success(()))
                 }
             }
             if case let .success(thread) = started { pthread_detach(thread) } else {
+                Glibc.close(fd)
                 continuation.resume(returning: .failure(.system(operation: "pthread_create", errno: EAGAIN, detail: "cannot start a thread")))
             }
         }

@@ -53,8 +53,16 @@ public final class KernelSocketBearer: ATTBearer {
                 self?.lifecycle.end(reason)
             })
         } catch {
-            lifecycle.end(.failed(error.description))
+            end(.failed(error.description))
         }
+    }
+
+    /// The bearer failed on our side: the client hears it, and the socket closes (the
+    /// client's tear-down does not close a bearer that ended itself, and an open socket
+    /// would keep its reader thread and the kernel's link).
+    private func end(_ reason: ATTBearerError) {
+        lifecycle.end(reason)
+        socket.close()
     }
 
     public func send(_ pdu: [UInt8]) throws(ATTBearerError) {
@@ -62,7 +70,7 @@ public final class KernelSocketBearer: ATTBearer {
         do {
             try socket.send(pdu)
         } catch {
-            lifecycle.end(.failed(error.description))
+            end(.failed(error.description))
             throw .failed(error.description)
         }
     }
@@ -76,8 +84,9 @@ public final class KernelSocketBearer: ATTBearer {
         currentMTU.withLock { $0 = min(mtu, limit ?? mtu) }
     }
 
+    /// Closes the socket, also after the bearer ended (closing it twice does nothing).
     public func close(reason: ATTBearerError) {
-        guard lifecycle.close(reason) else { return }
+        _ = lifecycle.close(reason)
         socket.close()
     }
 }
