@@ -209,7 +209,9 @@ public struct CaptureParser: Sendable {
                 number += 1
                 let (linktype, perMicrosecond) = interfaces[interface]
                 guard linktype == 201 || linktype == 254 else { throw .unsupportedLink(Format.pcap(linktype: linktype).description) }
-                return try Self.linkRecord(data, linktype: linktype, number: number, timestamp: Int64(Double(ticks) / perMicrosecond), original: original)
+                // Ticks at a coarse resolution, or high words near 2^32, reach past Int64.
+                guard let timestamp = Int64(exactly: (Double(ticks) / perMicrosecond).rounded(.towardZero)) else { throw .timestampOutOfRange(record: number) }
+                return try Self.linkRecord(data, linktype: linktype, number: number, timestamp: timestamp, original: original)
             default: continue // Section Header, statistics, name resolution, custom: nothing to decode
             }
         }
@@ -272,6 +274,9 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
     case truncated(record: Int, offset: Int)
     case inconsistent(record: Int, included: Int, original: Int)
     case recordTooLong(record: Int, offset: Int, length: Int)
+    /// A pcapng packet's time, in its interface's resolution, is beyond what a 64-bit
+    /// count of microseconds holds (some 292,000 years).
+    case timestampOutOfRange(record: Int)
 
     public var description: String {
         switch self {
@@ -282,6 +287,7 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .truncated(record, offset): "record \(record) at byte \(offset) is cut short: the capture ends mid-record"
         case let .inconsistent(record, included, original): "record \(record) claims \(included) bytes where at most \(original) fit: the file is damaged"
         case let .recordTooLong(record, offset, length): "record \(record) at byte \(offset) claims \(length) bytes, more than any HCI packet: the file is damaged"
+        case let .timestampOutOfRange(record): "record \(record)'s time is beyond any clock (its interface's resolution and ticks do not fit 64-bit microseconds): the file is damaged"
         }
     }
 }

@@ -71,6 +71,21 @@ import Testing
         #expect(fromPCAPNG.first?.timestamp == 7)
     }
 
+    @Test func aPCAPNGTimeNoClockCanHoldIsATypedErrorNotATrap() throws {
+        let section = Self.le32(0x0A0D_0D0A) + Self.le32(28) + Self.le32(0x1A2B_3C4D) + Self.le16(1) + Self.le16(0) + [UInt8](repeating: 0xFF, count: 8) + Self.le32(28)
+        // if_tsresol 0: one tick a second, so 2^44 ticks are more microseconds than Int64 holds.
+        let coarse = Self.le32(1) + Self.le32(28) + Self.le16(254) + Self.le16(0) + Self.le32(0) + Self.le16(9) + Self.le16(1) + [0, 0, 0, 0] + Self.le32(28)
+        let data = [0, 2, 0, 2] + Self.reset
+        let padded = data + [UInt8](repeating: 0, count: (4 - data.count % 4) % 4)
+        func packet(high: UInt32) -> [UInt8] {
+            Self.le32(6) + Self.le32(UInt32(32 + padded.count)) + Self.le32(0) + Self.le32(high) + Self.le32(7)
+                + Self.le32(UInt32(data.count)) + Self.le32(UInt32(data.count)) + padded + Self.le32(UInt32(32 + padded.count))
+        }
+        let interface = Self.le32(1) + Self.le32(20) + Self.le16(254) + Self.le16(0) + Self.le32(0) + Self.le32(20)
+        #expect(throws: CaptureError.timestampOutOfRange(record: 1)) { try Self.records(section + interface + packet(high: 0x8000_0000)) }
+        #expect(throws: CaptureError.timestampOutOfRange(record: 1)) { try Self.records(section + coarse + packet(high: 0x1000)) }
+    }
+
     @Test func damagedCapturesAreTypedErrors() throws {
         let good = Self.btsnoop(1002, [(2, [0x01] + Self.reset)])
         #expect(throws: CaptureError.truncated(record: 1, offset: 16)) { try Self.records(Array(good.dropLast())) }
