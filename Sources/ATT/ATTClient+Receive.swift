@@ -95,7 +95,7 @@ extension ATTClient {
     private func receivedResponse(_ opcode: ATTOpcode, _ decoded: Result<ATTPDU, DecodeError>) {
         enum Outcome {
             case unsolicited(count: Int)
-            case complete(Resumption?, next: Transaction?)
+            case complete(Resumption?, next: Transaction?, agreedMTU: UInt16?)
             case violation(id: UInt64, request: ATTOpcode, received: ATTOpcode)
         }
         let outcome: Outcome = state.withLock { state in
@@ -123,14 +123,25 @@ extension ATTClient {
             }
             if let deadline = inFlight.deadline { DeadlineTimer.shared.cancel(deadline) }
             state.inFlight = nil
+            // The server uses the agreed MTU from its answer on, whether or not anyone still
+            // waits for it here: it is recorded now, not by the exchanging task.
+            var agreedMTU: UInt16?
+            if request == .exchangeMTURequest {
+                if case let .value(response) = result, let offered = state.mtuOffered,
+                   let answer = response.parameters(as: ExchangeMTUResponse.self) {
+                    agreedMTU = Self.agreedMTU(offered: offered, server: answer.serverRxMTU)
+                }
+                state.mtuOffered = nil
+            }
             // Nil when the caller was cancelled: the response only frees the bearer.
             let resumption = state.answers.fulfill(id: inFlight.id, with: result)
-            return .complete(resumption, next: startNextTransaction(&state))
+            return .complete(resumption, next: startNextTransaction(&state), agreedMTU: agreedMTU)
         }
         switch outcome {
         case let .unsolicited(count):
             logger.droppedInput("response with no request outstanding dropped", counter: "unsolicitedResponses", count: count, metadata: ["opcode": "\(opcode)"])
-        case let .complete(resumption, next):
+        case let .complete(resumption, next, agreedMTU):
+            if let agreedMTU { bearer.mtuExchanged(agreedMTU) }
             if let next { transmit(next) }
             resumption?.resume()
         case let .violation(id, request, received):

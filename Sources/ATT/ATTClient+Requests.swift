@@ -23,14 +23,29 @@ extension ATTClient {
         }
         // Never offer more than the layer below can carry (a kernel socket's limit).
         let offered = max(ATTConstants.minimumLEMTU, min(clientRxMTU, bearer.maximumMTU ?? clientRxMTU))
+        // Until the answer: the receive path records the agreed MTU from it (also for a
+        // caller that gave up meanwhile) and ends the offer.
         state.withLock { $0.mtuOffered = offered }
-        defer { state.withLock { $0.mtuOffered = nil } }
-        let response = try await transaction(
-            .exchangeMTURequest(.init(clientRxMTU: offered)), expecting: ExchangeMTUResponse.self)
-        // A server announcing less than 23 is broken; 23 still holds (Vol 3 Part G 5.2.1).
-        let mtu = max(ATTConstants.minimumLEMTU, min(offered, response.serverRxMTU))
-        bearer.mtuExchanged(mtu)
-        return mtu
+        do {
+            let response = try await transaction(
+                .exchangeMTURequest(.init(clientRxMTU: offered)), expecting: ExchangeMTUResponse.self)
+            return Self.agreedMTU(offered: offered, server: response.serverRxMTU)
+        } catch {
+            // Withdrawn before it went out (or the bearer is gone): nothing was agreed, and
+            // it may be sent later. One on the wire is still answered (the offer stands).
+            state.withLock { state in
+                guard state.mtuOffered != nil, state.inFlight?.request != .exchangeMTURequest else { return }
+                state.mtuOffered = nil
+                state.mtuExchangeStarted = false
+            }
+            throw error
+        }
+    }
+
+    /// The ATT_MTU both use after an exchange: the smaller Rx MTU, but never below 23 (a
+    /// server announcing less is broken; 23 still holds, Vol 3 Part G 5.2.1).
+    static func agreedMTU(offered: UInt16, server: UInt16) -> UInt16 {
+        max(ATTConstants.minimumLEMTU, min(offered, server))
     }
 
     /// Find Information over `range`.

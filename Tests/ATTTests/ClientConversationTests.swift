@@ -36,6 +36,36 @@ import Testing
         guard case .invalidRequest = tooSmall else { Issue.record("MTU 22 accepted"); return }
     }
 
+    @Test func anExchangeMTUWhoseCallerGaveUpStillSetsTheMTUTheServerNowUses() async throws {
+        // Sent, then its caller cancelled: the server still takes min(100, 517), so the
+        // link's ATT_MTU is 100 whether anyone waits for the answer or not.
+        let (client, bearer) = makeClient([step("02 64 00", "03 05 02", held: true), step("0A 03 00", "0B 01")])
+        let exchange = Task { try await client.exchangeMTU(clientRxMTU: 100) }
+        try await withDeadline("the exchange on the wire") { await bearer.waitForSent(1) }
+        exchange.cancel()
+        _ = await exchange.result
+        bearer.release()
+        #expect(try await withDeadline("the next request") { try await client.read(3) }.attributeValue == [0x01])
+        #expect(bearer.mtu == 100)
+        // Sent once: it is not sent again.
+        let again = await attError { () async throws(ATTError) in try await client.exchangeMTU() }
+        guard case .invalidRequest = again else { Issue.record("second exchange: \(String(describing: again))"); return }
+
+        // Withdrawn before it went out (another request on the wire): nothing was agreed,
+        // and it may still be sent.
+        let (queued, held) = makeClient([step("0A 03 00", "0B 01", held: true), step("02 64 00", "03 64 00")])
+        let read = Task { try await queued.read(3) }
+        try await withDeadline("the read on the wire") { await held.waitForSent(1) }
+        let withdrawn = Task { try await queued.exchangeMTU(clientRxMTU: 100) }
+        try await withDeadline("the exchange queued") { while queued.pendingRequestCount < 2 { await Task.yield() } }
+        withdrawn.cancel()
+        _ = await withdrawn.result
+        held.release()
+        _ = try await read.value
+        #expect(try await withDeadline("the exchange sent now") { try await queued.exchangeMTU(clientRxMTU: 100) } == 100)
+        #expect(held.failures.isEmpty)
+    }
+
     @Test func exchangeMTUIsNotSentWhenTheLayerBelowDecides() async throws {
         let bearer = ScriptedBearer([], mtu: 247, mtuIsNegotiatedBelow: true)
         let client = ATTClient(bearer: bearer)
