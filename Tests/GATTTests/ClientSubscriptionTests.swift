@@ -112,6 +112,44 @@ import TestSupport
         #expect(bearer.failures.isEmpty && bearer.scriptFinished)
     }
 
+    @Test func serviceChangedEndsTheSubscriptionsInItsRangeAndANewOneWritesTheCCCDAgain() async throws {
+        let (client, bearer) = makeGATT(SampleServer.discovery + [
+            SampleServer.readHash, SampleServer.subscribeServiceChanged,
+            step("12 0F 00 01 00", "13"),
+            step("1E"),
+            step("10 0C 00 14 00 00 28", "11 06 0C 00 14 00 0D 18"),
+            step("08 0C 00 14 00 02 28", "01 08 0C 00 0A"),
+            step("08 0C 00 14 00 03 28", "09 07 0D 00 10 0E 00 37 2A 10 00 02 11 00 38 2A 12 00 08 13 00 39 2A"),
+            step("08 14 00 14 00 03 28", "01 08 14 00 0A"),
+            step("04 0F 00 0F 00", "05 01 0F 00 02 29"),
+            step("04 14 00 14 00", "05 01 14 00 01 29"),
+            SampleServer.readOtherHash,
+            // Subscribing in the new layout writes its CCCD: the old bits say nothing now.
+            step("12 0F 00 01 00", "13"),
+        ])
+        _ = try await client.discover()
+        let values = try await client.subscribe(to: Self.measurement)
+        let changes = client.databaseChanges
+        bearer.inject("1D 08 00 0C 00 14 00")
+        let change = try await withDeadline("the database change") {
+            var iterator = changes.makeAsyncIterator()
+            return await iterator.next()
+        }
+        // The handles may name other attributes now: the stream ends (its consumer
+        // subscribes again in the new layout), and no CCCD is written for it.
+        let ended = try await withDeadline("the old subscription to end") {
+            for await _ in values {}
+            return true
+        }
+        #expect(ended)
+        #expect(await client.subscriberCount(valueHandle: 0x000E) == 0)
+        let measurement = try #require(change?.database.characteristic(GATTUUID.heartRateMeasurement))
+        let again = try await client.subscribe(to: measurement)
+        #expect(await client.subscriberCount(valueHandle: 0x000E) == 1)
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished, "\(bearer.failures)")
+        withExtendedLifetime(again) {}
+    }
+
     @Test func aCachedReconnectWithAnUnchangedHashSendsNoDiscoveryRequest() async throws {
         let (client, bearer) = makeGATT([SampleServer.readHash, SampleServer.subscribeServiceChanged])
         let database = try await client.discover(remembered: SampleServer.database)

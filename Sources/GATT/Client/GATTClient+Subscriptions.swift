@@ -89,14 +89,26 @@ extension GATTClient {
         }
     }
 
+    /// Service Changed named `range`: its handles may name other attributes now, so every
+    /// subscription there ends (its stream finishes; its consumer subscribes again in the
+    /// new layout, which writes the CCCD afresh) and no CCCD there is written for it.
+    func endSubscriptions(in range: ClosedRange<UInt16>) {
+        for valueHandle in subscriptions.keys where range.contains(valueHandle) {
+            subscriptions[valueHandle] = nil
+            for end in (consumerEnds.removeValue(forKey: valueHandle) ?? [:]).values { end() }
+        }
+    }
+
     /// How many consumers are subscribed to `valueHandle`.
     public func subscriberCount(valueHandle: UInt16) -> Int {
         subscriptions[valueHandle]?.consumers ?? 0
     }
 
-    /// One consumer left; the last one turns the CCCD off.
+    /// One consumer left; the last one turns the CCCD off. A consumer already ended (by
+    /// ``unsubscribe(from:)`` or Service Changed) changes nothing: the count and the CCCD
+    /// are a newer subscription's by now.
     func release(_ valueHandle: UInt16, cccd: UInt16, consumer: UInt64? = nil) async {
-        if let consumer { consumerEnds[valueHandle]?[consumer] = nil }
+        if let consumer, consumerEnds[valueHandle]?.removeValue(forKey: consumer) == nil { return }
         guard let current = subscriptions[valueHandle] else { return }
         if current.consumers > 1 {
             subscriptions[valueHandle] = (current.consumers - 1, current.configuration)

@@ -204,6 +204,7 @@ public actor GATTClient {
         guard var updated = database else { return }
         let affected = updated.invalidate(range)
         database = updated
+        endSubscriptions(in: affected)
         let change: GATTDatabaseChange
         do {
             let services = try await procedure("Rediscovery after Service Changed") { () async throws(GATTError) in
