@@ -9,6 +9,18 @@ import TestSupport
 @Suite struct ClientSubscriptionTests {
     static let measurement = SampleServer.database.characteristic(GATTUUID.heartRateMeasurement)!
 
+    /// After Service Changed 0x000C-0x0014 (its confirmation sent): only that range is
+    /// discovered again, now with a third characteristic, and the new hash read.
+    static let heartRateRediscovered: [ScriptedBearer.Step] = [
+            step("10 0C 00 14 00 00 28", "11 06 0C 00 14 00 0D 18"),
+            step("08 0C 00 14 00 02 28", "01 08 0C 00 0A"),
+            step("08 0C 00 14 00 03 28", "09 07 0D 00 10 0E 00 37 2A 10 00 02 11 00 38 2A 12 00 08 13 00 39 2A"),
+            step("08 14 00 14 00 03 28", "01 08 14 00 0A"),
+            step("04 0F 00 0F 00", "05 01 0F 00 02 29"),
+            step("04 14 00 14 00", "05 01 14 00 01 29"),
+            SampleServer.readOtherHash,
+    ]
+
     @Test func subscribeWritesTheCCCDOnceAndTheLastConsumerTurnsItOff() async throws {
         let (client, bearer) = makeGATT([
             step("12 0F 00 01 00", "13"),
@@ -83,14 +95,7 @@ import TestSupport
             SampleServer.readHash, SampleServer.subscribeServiceChanged,
             // The indication is confirmed, then only 0x000C-0x0014 is discovered again.
             step("1E"),
-            step("10 0C 00 14 00 00 28", "11 06 0C 00 14 00 0D 18"),
-            step("08 0C 00 14 00 02 28", "01 08 0C 00 0A"),
-            step("08 0C 00 14 00 03 28", "09 07 0D 00 10 0E 00 37 2A 10 00 02 11 00 38 2A 12 00 08 13 00 39 2A"),
-            step("08 14 00 14 00 03 28", "01 08 14 00 0A"),
-            step("04 0F 00 0F 00", "05 01 0F 00 02 29"),
-            step("04 14 00 14 00", "05 01 14 00 01 29"),
-            SampleServer.readOtherHash,
-        ])
+        ] + Self.heartRateRediscovered)
         _ = try await client.discover()
         let before = bearer.sent.count
         let changes = client.databaseChanges
@@ -117,13 +122,7 @@ import TestSupport
             SampleServer.readHash, SampleServer.subscribeServiceChanged,
             step("12 0F 00 01 00", "13"),
             step("1E"),
-            step("10 0C 00 14 00 00 28", "11 06 0C 00 14 00 0D 18"),
-            step("08 0C 00 14 00 02 28", "01 08 0C 00 0A"),
-            step("08 0C 00 14 00 03 28", "09 07 0D 00 10 0E 00 37 2A 10 00 02 11 00 38 2A 12 00 08 13 00 39 2A"),
-            step("08 14 00 14 00 03 28", "01 08 14 00 0A"),
-            step("04 0F 00 0F 00", "05 01 0F 00 02 29"),
-            step("04 14 00 14 00", "05 01 14 00 01 29"),
-            SampleServer.readOtherHash,
+        ] + Self.heartRateRediscovered + [
             // Subscribing in the new layout writes its CCCD: the old bits say nothing now.
             step("12 0F 00 01 00", "13"),
         ])
