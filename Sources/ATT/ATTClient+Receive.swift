@@ -142,7 +142,7 @@ extension ATTClient {
             logger.droppedInput("response with no request outstanding dropped", counter: "unsolicitedResponses", count: count, metadata: ["opcode": "\(opcode)"])
         case let .complete(resumption, next, agreedMTU):
             if let agreedMTU { bearer.mtuExchanged(agreedMTU) }
-            if let next { transmit(next) }
+            if let next { sendForReader { self.transmit(next) } }
             resumption?.resume()
         case let .violation(id, request, received):
             logger.warning("response does not match the request: bearer closed", metadata: ["request": "\(request)", "received": "\(received)"])
@@ -157,12 +157,24 @@ extension ATTClient {
 
     private func confirmIndication() {
         guard state.withLock({ $0.closedReason == nil }) else { return }
-        do {
-            try bearer.send(HandleValueConfirmation().encode())
-            state.withLock { $0.statistics.indicationsConfirmed += 1 }
-        } catch {
-            tearDown(error, closeBearer: false)
+        sendForReader {
+            do throws(ATTBearerError) {
+                try self.bearer.send(HandleValueConfirmation().encode())
+                self.state.withLock { $0.statistics.indicationsConfirmed += 1 }
+            } catch {
+                self.tearDown(error, closeBearer: false)
+            }
         }
+    }
+
+    /// Sends what reading called for (a confirmation, the next queued request): at once
+    /// when the bearer's send never waits (our L2CAP), else from a task, so a send the
+    /// layer below holds back (the kernel's socket while it pairs, up to its timeout) does
+    /// not stop the reading of what follows. Order between the two kinds does not matter:
+    /// one request is on the wire at a time, and a server sends its next indication only
+    /// after the confirmation.
+    private func sendForReader(_ send: @escaping @Sendable () -> Void) {
+        if sendsOnReaderThread { send() } else { Task { send() } }
     }
 
     /// Hands values to the subscribers of their handles, in subscription order.

@@ -29,6 +29,8 @@ public final class ATTClient: Sendable {
     let serverPDUHandler: (@Sendable (ATTPDU) -> Void)?
     /// The local server sharing this bearer, if any.
     let server: ATTServer?
+    /// The bearer's `send` never waits: what reading calls for is sent on the reader's thread.
+    let sendsOnReaderThread: Bool
     let state = Lock(State())
 
     typealias Resumption = PendingAnswers<ATTOpcode, ATTPDU, ATTError>.Resumption
@@ -103,6 +105,7 @@ public final class ATTClient: Sendable {
         logger: Logger = Logger(label: ATTClient.defaultLogLabel)
     ) {
         self.bearer = bearer
+        sendsOnReaderThread = bearer.sendNeverWaits
         self.transactionTimeout = transactionTimeout
         self.logger = logger
         if let server {
