@@ -149,6 +149,21 @@ import TestSupport
         withExtendedLifetime(again) {}
     }
 
+    @Test func aServiceChangedSubscriptionTheServerRefusedIsAskedForAgainNextTime() async throws {
+        let (client, bearer) = makeGATT(SampleServer.discovery + [
+            SampleServer.readHash,
+            // The CCCD needs encryption: refused, so the discovery fails with that code.
+            step("12 09 00 02 00", "01 12 09 00 0F"),
+            // After pairing the caller discovers again: the hash is unchanged, and the
+            // subscription is asked for again rather than taken as done.
+            SampleServer.readHash, SampleServer.subscribeServiceChanged,
+        ])
+        let refused = await gattError { () async throws(GATTError) in try await client.discover() }
+        #expect(refused?.errorCode == .insufficientEncryption, "\(String(describing: refused))")
+        _ = try await client.discover(remembered: SampleServer.database)
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished, "\(bearer.failures)")
+    }
+
     @Test func aCachedReconnectWithAnUnchangedHashSendsNoDiscoveryRequest() async throws {
         let (client, bearer) = makeGATT([SampleServer.readHash, SampleServer.subscribeServiceChanged])
         let database = try await client.discover(remembered: SampleServer.database)

@@ -178,12 +178,21 @@ public actor GATTClient {
         let queue = serviceChangedQueue
         // Registered before the CCCD is written, so no indication can slip past. The queue
         // bounds what a server can make the client do; one task at a time drains it.
-        serviceChangedSubscription = att.addValueHandler(handle: characteristic.valueHandle) { [weak self] value in
+        let subscription = att.addValueHandler(handle: characteristic.valueHandle) { [weak self] value in
             guard let range = queue.offer(value) else { return }
             Task { await self?.rediscover(from: range) }
         }
-        try await request { () async throws(ATTError) in
-            try await att.write(cccd, value: ClientCharacteristicConfiguration.indication.bytes)
+        serviceChangedSubscription = subscription
+        do {
+            try await request { () async throws(ATTError) in
+                try await att.write(cccd, value: ClientCharacteristicConfiguration.indication.bytes)
+            }
+        } catch {
+            // Refused (the CCCD wants encryption) or cut short: the next discovery, after
+            // pairing, asks again instead of taking indications as enabled.
+            subscription.cancel()
+            if serviceChangedSubscription === subscription { serviceChangedSubscription = nil }
+            throw error
         }
     }
 
