@@ -87,6 +87,23 @@ import TestSupport
         #expect(bearer.failures.isEmpty && bearer.scriptFinished)
     }
 
+    @Test func readMultipleVariableCutAtTheMTUReadsTheValuesItLeftOut() async throws {
+        // ATT_MTU 23: the list is cut at 22 octets (Vol 3 Part F 3.4.4.12), so two 20-byte
+        // values come back as one whole tuple; the second is read on its own.
+        let first = bytesHex(20, from: 0x10), second = bytesHex(20, from: 0x40)
+        let (client, bearer) = makeGATT([
+            step("20 03 00 05 00 07 00", "21 14 00 \(first)"),
+            step("0A 05 00", "0B \(second)"),
+            step("0A 07 00", "0B 01"),
+            // Short of the MTU, fewer values than handles is the server's error.
+            step("20 03 00 05 00", "21 01 00 41"),
+        ])
+        #expect(try await client.readMultipleVariable([0x0003, 0x0005, 0x0007]) == [Hex.bytes(first)!, Hex.bytes(second)!, [0x01]])
+        let short = await gattError { () async throws(GATTError) in try await client.readMultipleVariable([0x0003, 0x0005]) }
+        guard case .invalidResponse = short else { Issue.record("\(String(describing: short))"); return }
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+    }
+
     @Test func readMultipleVariableFallsBackToSingleReadsAndRemembers() async throws {
         let (client, bearer) = makeGATT([
             step("20 03 00 05 00", "01 20 03 00 06"),

@@ -47,12 +47,21 @@ extension GATTClient {
     private func readEachVariable(_ handles: [UInt16]) async throws(GATTError) -> [[UInt8]] {
         if !readMultipleVariableUnsupported {
             do {
-                let response = try await att.readMultipleVariable(handles)
-                guard response.lengthValueTupleList.count == handles.count else {
-                    throw GATTError.invalidResponse("Read Multiple Variable answered \(response.lengthValueTupleList.count) values for \(handles.count) handles")
+                let mtu = Int(att.mtu)
+                let tuples = try await att.readMultipleVariable(handles).lengthValueTupleList
+                // A list longer than ATT_MTU - 1 octets is cut there (Vol 3 Part F
+                // 3.4.4.12): fewer values than handles only in a full response.
+                let full = tuples.reduce(0) { $0 + 2 + $1.attributeValue.count } >= mtu - 1
+                guard tuples.count == handles.count || tuples.count < handles.count && full else {
+                    throw GATTError.invalidResponse("Read Multiple Variable answered \(tuples.count) values for \(handles.count) handles")
                 }
                 var values: [[UInt8]] = []
-                for (handle, entry) in zip(handles, response.lengthValueTupleList) {
+                for (index, handle) in handles.enumerated() {
+                    guard index < tuples.count else {
+                        values.append(try await readValue(handle))
+                        continue
+                    }
+                    let entry = tuples[index]
                     values.append(entry.isTruncated
                         ? try await continueLongRead(handle, have: entry.attributeValue, force: true)
                         : try withinMaximum(entry.attributeValue, at: handle, from: 0))
