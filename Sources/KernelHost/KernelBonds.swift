@@ -45,6 +45,10 @@ public final class KernelBonds: Sendable {
             adapter: adapter, store: store,
             listen: { handler throws(TransportError) in try KernelKeyMonitor.start(index: adapter, handler: handler) },
             load: { () throws(TransportError) in
+                // Load Long Term Keys replaces all the kernel holds: what another process
+                // saved since this store was opened must be in it (a failed reload keeps
+                // what was read then).
+                try? store.reload()
                 let keys = store.kernelKeys()
                 try KernelManagement.loadKeys(
                     index: adapter, longTermKeys: keys.longTermKeys, identityResolvingKeys: keys.identityResolvingKeys,
