@@ -1,4 +1,5 @@
 import BluetoothCore
+import Dispatch
 import Logging
 
 // What the client does with each PDU the bearer delivers. Runs on the bearer's thread.
@@ -168,13 +169,12 @@ extension ATTClient {
     }
 
     /// Sends what reading called for (a confirmation, the next queued request): at once
-    /// when the bearer's send never waits (our L2CAP), else from a task, so a send the
-    /// layer below holds back (the kernel's socket while it pairs, up to its timeout) does
-    /// not stop the reading of what follows. Order between the two kinds does not matter:
-    /// one request is on the wire at a time, and a server sends its next indication only
-    /// after the confirmation.
+    /// when the bearer's send never waits (our L2CAP), else on the client's own serial
+    /// queue, in order, so a send the layer below holds back (the kernel's socket while it
+    /// pairs, up to its timeout) stops neither the reading of what follows nor a thread of
+    /// the tasks' pool (the kernel pairing agent's answer runs on that pool).
     private func sendForReader(_ send: @escaping @Sendable () -> Void) {
-        if sendsOnReaderThread { send() } else { Task { send() } }
+        if let readerSends { readerSends.async(execute: send) } else { send() }
     }
 
     /// Hands values to the subscribers of their handles, in subscription order.

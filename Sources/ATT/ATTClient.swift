@@ -1,4 +1,5 @@
 import BluetoothCore
+import Dispatch
 import Logging
 
 /// The ATT client of one bearer (Core 5.4 Vol 3 Part F 3.3).
@@ -29,8 +30,9 @@ public final class ATTClient: Sendable {
     let serverPDUHandler: (@Sendable (ATTPDU) -> Void)?
     /// The local server sharing this bearer, if any.
     let server: ATTServer?
-    /// The bearer's `send` never waits: what reading calls for is sent on the reader's thread.
-    let sendsOnReaderThread: Bool
+    /// Where what reading calls for is sent when the bearer's `send` may wait; nil (sent on
+    /// the reader's thread) when it never does.
+    let readerSends: DispatchQueue?
     let state = Lock(State())
 
     typealias Resumption = PendingAnswers<ATTOpcode, ATTPDU, ATTError>.Resumption
@@ -105,7 +107,7 @@ public final class ATTClient: Sendable {
         logger: Logger = Logger(label: ATTClient.defaultLogLabel)
     ) {
         self.bearer = bearer
-        sendsOnReaderThread = bearer.sendNeverWaits
+        readerSends = bearer.sendNeverWaits ? nil : DispatchQueue(label: "bareble.att.reader-sends")
         self.transactionTimeout = transactionTimeout
         self.logger = logger
         if let server {
@@ -176,7 +178,8 @@ public final class ATTClient: Sendable {
         case let .value(response): return response
         case let .failed(error): throw error
         case .expired:
-            // Withdrawn if still queued; one on the wire waits for its response (3.3.2).
+            // The timer withdrew it (`deadlinePassed`); a deadline already past when the
+            // wait began left it queued, so it is withdrawn here.
             state.withLock { $0.waiting.removeAll { $0.id == id } }
             throw .procedureDeadlinePassed(request: opcode)
         case .cancelled: throw .cancelled(request: opcode)
@@ -283,9 +286,19 @@ extension ATTClient: PendingAnswersOwner {
     /// response (or time out) before the next may go (3.3.2), so it keeps the bearer and
     /// only its caller is released.
     package func waitCancelled(_ id: UInt64) {
+        withdraw(id, .cancelled)
+    }
+
+    /// The procedure's deadline passed: the same, under the same lock, so a response
+    /// arriving meanwhile cannot send the request after its caller was told it was not.
+    package func deadlinePassed(_ id: UInt64) {
+        withdraw(id, .expired)
+    }
+
+    private func withdraw(_ id: UInt64, _ outcome: WaitOutcome<ATTPDU, ATTError>) {
         let resumption: Resumption? = state.withLock { state in
             state.waiting.removeAll { $0.id == id }
-            return state.answers.fulfill(id: id, with: .cancelled)
+            return state.answers.fulfill(id: id, with: outcome)
         }
         resumption?.resume()
     }

@@ -55,6 +55,10 @@ package final class DescriptorLoop: Sendable {
         var pending: [UInt8] = []
     }
     private let output = Lock(Output())
+    /// Whether the descriptor is still open, for ``withOpenDescriptor(_:)``: a lock of its
+    /// own, never held while waiting, so reading an option does not wait behind a write
+    /// the other end holds back (the output lock is held through that wait).
+    private let lifetime = Lock(true)
     /// Past this many bytes waiting, coalesced frames are written at once.
     static let coalescingLimit = 16 * 1024
     private let closing = Atomic(false)
@@ -212,9 +216,9 @@ package final class DescriptorLoop: Sendable {
 
     /// Runs `body` with the descriptor while it is open, under the output lock so it cannot
     /// be closed meanwhile; nil once it is closed (its number may then be another file's).
-    /// Keep `body` to a system call or two: writers wait for it.
+    /// Keep `body` to a system call or two: closing waits for it.
     package func withOpenDescriptor<T>(_ body: (Int32) -> T) -> T? {
-        output.withLock { output in output.open ? body(fd) : nil }
+        lifetime.withLock { open in open ? body(fd) : nil }
     }
 
     /// For the chunk handler of a loop made with `kernelTimestamps`: when the kernel queued
@@ -226,7 +230,15 @@ package final class DescriptorLoop: Sendable {
 
     private func releaseDescriptor() {
         output.withLock { output in
-            if output.open { Glibc.close(fd) }
+            lifetime.withLock { open in
+                if open {
+                    // A socket's duplicate (a security wait's) would keep it, and its link,
+                    // alive past the close: shutdown ends it for every descriptor of it.
+                    if isSocket { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+                    Glibc.close(fd)
+                }
+                open = false
+            }
             output.open = false
             output.pending = []
         }

@@ -13,7 +13,7 @@ import TestSupport
     final class SlowServer: ATTBearer {
         let delay: Double
         let answer: @Sendable ([UInt8]) -> [UInt8]
-        private let state = Lock<(receive: (@Sendable ([UInt8]) -> Void)?, requests: Int)>((nil, 0))
+        private let state = Lock<(receive: (@Sendable ([UInt8]) -> Void)?, requests: Int, sent: [[UInt8]])>((nil, 0, []))
 
         init(delay: Double, answer: @escaping @Sendable ([UInt8]) -> [UInt8]) {
             self.delay = delay
@@ -21,6 +21,7 @@ import TestSupport
         }
 
         var requests: Int { state.withLock { $0.requests } }
+        var sent: [[UInt8]] { state.withLock { $0.sent } }
 
         func start(
             receive: @escaping @Sendable ([UInt8]) -> Void, oversized _: @escaping @Sendable (ATTOpcode?, Int) -> Void,
@@ -32,6 +33,7 @@ import TestSupport
         func send(_ pdu: [UInt8]) throws(ATTBearerError) {
             let receive = state.withLock { state in
                 state.requests += 1
+                state.sent.append(pdu)
                 return state.receive
             }
             let reply = answer(pdu)
@@ -77,6 +79,26 @@ import TestSupport
             await gattError { () async throws(GATTError) in try await client.discover() }
         }
         #expect(timedOut(whole, "Discovery of the whole database"), "\(String(describing: whole))")
+    }
+
+    @Test func aLongWriteCutByTheDeadlineEmptiesTheServersQueue() async throws {
+        // Prepare Writes echoed after 0.3 s each: 200 bytes at ATT_MTU 23 take 11 of them.
+        let server = SlowServer(delay: 0.3) { pdu in
+            switch pdu.first {
+            case 0x16: [0x17] + pdu.dropFirst()
+            case 0x18: [0x19]
+            default: [0x01, pdu.first ?? 0, 0, 0, 0x06]
+            }
+        }
+        let client = GATTClient(att: ATTClient(bearer: server), procedureTimeout: .seconds(1))
+        let error = try await withDeadline("long write") {
+            await gattError { () async throws(GATTError) in try await client.writeLongValue(0x0003, value: [UInt8](repeating: 7, count: 200)) }
+        }
+        #expect(timedOut(error, "Write Long Characteristic Values"), "\(String(describing: error))")
+        // What the server holds is dropped (Execute Write 0x00), or the next long write's
+        // Execute Write would commit it with its own.
+        try await withDeadline("the cancel") { while !server.sent.contains([0x18, 0x00]) { try await Task.sleep(for: .milliseconds(20)) } }
+        #expect(!server.sent.contains([0x18, 0x01]))
     }
 
     @Test func aLongReadEndsAtTheProcedureDeadline() async throws {

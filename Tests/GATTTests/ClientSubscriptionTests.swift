@@ -149,6 +149,34 @@ import TestSupport
         withExtendedLifetime(again) {}
     }
 
+    @Test func aSubscriptionEndedWhileItsCCCDWriteWasOutEndsToo() async throws {
+        let (client, bearer) = makeGATT([
+            step("12 0F 00 01 00", "13", held: true),
+            step("12 0F 00 00 00", "13"),
+            step("12 0F 00 01 00", "13"),
+        ])
+        let first = Task { try await client.subscribe(to: Self.measurement) }
+        try await withDeadline("the first CCCD write") { await bearer.waitForSent(1) }
+        // Ended while its write is out: it must not come back as a live subscription that
+        // later turns off the CCCD of the one after it.
+        let unsubscribed = Task { try await client.unsubscribe(from: Self.measurement) }
+        try await withDeadline("the unsubscribe queued") { while client.att.pendingRequestCount < 2 { await Task.yield() } }
+        bearer.release()
+        let stale = try await first.value
+        try await unsubscribed.value
+        let ended = try await withDeadline("the stale stream to end") {
+            for await _ in stale {}
+            return true
+        }
+        #expect(ended)
+        let second = try await client.subscribe(to: Self.measurement)
+        #expect(await client.subscriberCount(valueHandle: 0x000E) == 1)
+        try await Task.sleep(for: .milliseconds(200))  // a stale release would write 0 by now
+        #expect(bearer.sent.count == 3)
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished, "\(bearer.failures)")
+        withExtendedLifetime(second) {}
+    }
+
     @Test func aServiceChangedSubscriptionTheServerRefusedIsAskedForAgainNextTime() async throws {
         let (client, bearer) = makeGATT(SampleServer.discovery + [
             SampleServer.readHash,

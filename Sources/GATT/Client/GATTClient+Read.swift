@@ -50,8 +50,10 @@ extension GATTClient {
                 let mtu = Int(att.mtu)
                 let tuples = try await att.readMultipleVariable(handles).lengthValueTupleList
                 // A list longer than ATT_MTU - 1 octets is cut there (Vol 3 Part F
-                // 3.4.4.12): fewer values than handles only in a full response.
-                let full = tuples.reduce(0) { $0 + 2 + $1.attributeValue.count } >= mtu - 1
+                // 3.4.4.12): fewer values than handles only in a full response, full
+                // meaning no room for another tuple's length and a byte of its value
+                // (where ours stops).
+                let full = tuples.reduce(0) { $0 + 2 + $1.attributeValue.count } > mtu - 4
                 guard tuples.count == handles.count || tuples.count < handles.count && full else {
                     throw GATTError.invalidResponse("Read Multiple Variable answered \(tuples.count) values for \(handles.count) handles")
                 }

@@ -52,13 +52,21 @@ extension GATTClient {
         let current = subscriptions[valueHandle] ?? (0, [])
         let wanted = current.configuration.union(configuration)
         subscriptions[valueHandle] = (current.consumers + 1, wanted)
+        let generation = subscriptionGenerations[valueHandle, default: 0]
         if wanted != current.configuration {
             do {
                 try await att.write(cccd, value: wanted.bytes)
             } catch {
                 listening.cancel()
-                await release(valueHandle, cccd: cccd)
+                // Ended meanwhile: the count and the CCCD are no longer this one's.
+                if subscriptionGenerations[valueHandle, default: 0] == generation { await release(valueHandle, cccd: cccd) }
                 throw .att(error)
+            }
+            // Ended while the write was out (Service Changed, unsubscribe): ended too.
+            guard subscriptionGenerations[valueHandle, default: 0] == generation else {
+                listening.cancel()
+                ended.cancel()
+                return ATTSubscription {}
             }
         }
         let consumer = nextConsumerID
@@ -82,6 +90,7 @@ extension GATTClient {
         guard subscriptions.removeValue(forKey: valueHandle) != nil,
               let cccd = characteristic.clientCharacteristicConfigurationHandle
         else { return }
+        subscriptionGenerations[valueHandle, default: 0] += 1
         // Their releases find no subscription left, so they write nothing themselves.
         for end in (consumerEnds.removeValue(forKey: valueHandle) ?? [:]).values { end() }
         try await request { () async throws(ATTError) in
@@ -95,6 +104,7 @@ extension GATTClient {
     func endSubscriptions(in range: ClosedRange<UInt16>) {
         for valueHandle in subscriptions.keys where range.contains(valueHandle) {
             subscriptions[valueHandle] = nil
+            subscriptionGenerations[valueHandle, default: 0] += 1
             for end in (consumerEnds.removeValue(forKey: valueHandle) ?? [:]).values { end() }
         }
     }

@@ -51,17 +51,26 @@ extension GATTClient {
                 do {
                     echo = try await att.prepareWrite(write.handle, offset: offset, value: part)
                 } catch {
-                    // The server may hold earlier parts: empty its queue before failing.
-                    if error.errorCode != nil { try? await att.executeWrite(.cancelAllPreparedWrites) }
+                    // The server may hold earlier parts: empty its queue before failing
+                    // (the next long write's Execute Write would commit them with its own).
+                    if error.errorCode != nil || error == .procedureDeadlinePassed(request: .prepareWriteRequest) { await cancelPreparedWrites() }
                     throw .att(error)
                 }
                 guard echo.attributeHandle == write.handle, echo.valueOffset == offset, echo.partAttributeValue == part else {
-                    try? await att.executeWrite(.cancelAllPreparedWrites)
+                    await cancelPreparedWrites()
                     throw .preparedWriteEchoMismatch(handle: write.handle, offset: offset)
                 }
                 position += part.count
             } while position < write.value.count
         }
         try await request { () async throws(ATTError) in try await att.executeWrite(.immediatelyWriteAllPendingPreparedValues) }
+    }
+
+    /// Execute Write with flags 0x00: the server drops what was prepared. Outside the
+    /// procedure's deadline, which may be what ended it (the request still has its own 30 s).
+    private func cancelPreparedWrites() async {
+        _ = await ATTProcedureDeadline.$current.withValue(nil) {
+            try? await att.executeWrite(.cancelAllPreparedWrites)
+        }
     }
 }

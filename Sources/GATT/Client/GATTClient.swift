@@ -44,6 +44,9 @@ public actor GATTClient {
     /// How to end each consumer's subscription per value handle, for ``unsubscribe(from:)``.
     var consumerEnds: [UInt16: [UInt64: @Sendable () -> Void]] = [:]
     var nextConsumerID: UInt64 = 1
+    /// Bumped per value handle when its subscriptions are ended (``unsubscribe(from:)``,
+    /// Service Changed), so a `subscribe` suspended in its CCCD write meanwhile knows.
+    var subscriptionGenerations: [UInt16: UInt64] = [:]
     var serviceChangedSubscription: ATTSubscription?
     let serviceChangedQueue = ServiceChangedQueue()
     /// Learnt from a Request Not Supported: Read Multiple Variable is not tried again.
@@ -214,11 +217,12 @@ public actor GATTClient {
         let affected = updated.invalidate(range)
         database = updated
         endSubscriptions(in: affected)
+        let hadHash = updated.databaseHash != nil
         let change: GATTDatabaseChange
         do {
             let services = try await procedure("Rediscovery after Service Changed") { () async throws(GATTError) in
                 let services = try await discoverServices(in: affected)
-                return (services, try await readDatabaseHash())
+                return (services, hadHash ? try await readDatabaseHash() : nil)
             }
             updated = database ?? updated
             try updated.merge(services.0)
