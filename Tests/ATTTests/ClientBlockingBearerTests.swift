@@ -11,7 +11,7 @@ import Testing
 @Suite struct ClientBlockingBearerTests {
     final class SlowSendBearer: ATTBearer {
         private let reader = DispatchQueue(label: "slow-send-reader")
-        private let state = Lock<(receive: (@Sendable ([UInt8]) -> Void)?, sent: [[UInt8]])>((nil, []))
+        private let state = Lock<(receive: (@Sendable ([UInt8]) -> Void)?, sent: [[UInt8]], released: Bool)>((nil, [], false))
 
         func start(
             receive: @escaping @Sendable ([UInt8]) -> Void, oversized _: @escaping @Sendable (ATTOpcode?, Int) -> Void,
@@ -20,11 +20,14 @@ import Testing
             state.withLock { $0.receive = receive }
         }
 
-        /// Every send takes a second, as a write the kernel holds back.
+        /// Every send waits until the test releases it (60 s at most), as a write the
+        /// kernel holds back while it pairs.
         func send(_ pdu: [UInt8]) throws(ATTBearerError) {
-            usleep(1_000_000)
+            for _ in 0..<6000 where !state.withLock({ $0.released }) { usleep(10_000) }
             state.withLock { $0.sent.append(pdu) }
         }
+
+        func release() { state.withLock { $0.released = true } }
 
         var sent: [[UInt8]] { state.withLock { $0.sent } }
         var mtu: UInt16 { 23 }
@@ -42,15 +45,19 @@ import Testing
     @Test func aConfirmationThatWaitsToBeSentDoesNotHoldTheNextValue() async throws {
         let bearer = SlowSendBearer()
         let client = ATTClient(bearer: bearer)
-        let arrived = Lock<[ContinuousClock.Instant]>([])
-        let subscription = client.addValueHandler(handle: 0x0010) { _ in arrived.withLock { $0.append(.now) } }
+        let arrived = Lock<[[UInt8]]>([])
+        let subscription = client.addValueHandler(handle: 0x0010) { value in arrived.withLock { $0.append(value.value) } }
         defer { subscription.cancel() }
-        let start = ContinuousClock.now
-        // An indication (its confirmation takes a second to go out), then a notification.
+        // An indication, whose confirmation's send is held back, then a notification: the
+        // notification must arrive while the confirmation still waits (before, the reader
+        // sat in that send).
         bearer.inject([[0x1D, 0x10, 0x00, 0x01], [0x1B, 0x10, 0x00, 0x02]])
-        try await withDeadline("both values") { while arrived.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(5)) } }
-        let second = try #require(arrived.withLock { $0.last })
-        #expect(second - start < .milliseconds(500), "the notification waited \(second - start) behind the confirmation's send")
+        try await withDeadline("both values while the confirmation is held") {
+            while arrived.withLock({ $0.count }) < 2 { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(arrived.withLock { $0 } == [[0x01], [0x02]])
+        #expect(bearer.sent.isEmpty)
+        bearer.release()
         try await withDeadline("the confirmation") { while bearer.sent.isEmpty { try await Task.sleep(for: .milliseconds(5)) } }
         #expect(bearer.sent == [[0x1E]])
     }
