@@ -57,6 +57,23 @@ extension EventReader where Event == ANCSConsumerEvent {
         try await next("ANCS subscribed", timeout: timeout) { if case let .subscribed(_, media) = $0 { media } else { nil } }
     }
 
+    /// Waits for a bonding pairing and ANCS subscribed, in either order: the pairing is told
+    /// once its bond is saved (an fsync), which on a loaded machine comes after the
+    /// subscription it let through (waiting for one, then the other, lost that one).
+    func pairedAndSubscribed(timeout: Duration = .seconds(90)) async throws {
+        let seen = Lock((paired: false, subscribed: false))
+        _ = try await next("a bonding pairing and ANCS subscribed", timeout: timeout) { event -> Bool? in
+            seen.withLock { seen in
+                switch event {
+                case .paired(_, true): seen.paired = true
+                case .subscribed: seen.subscribed = true
+                default: break
+                }
+                return seen.paired && seen.subscribed ? true : nil
+            }
+        }
+    }
+
     /// The next `count` notifications told (any kind), in order.
     func notifications(_ count: Int, timeout: Duration = .seconds(60)) async throws -> [ANCSNotification] {
         var found: [ANCSNotification] = []

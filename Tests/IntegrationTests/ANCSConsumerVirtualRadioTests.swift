@@ -110,8 +110,7 @@ import TestSupport
         defer { central.close() }
         let log = try Self.radio.get().log
         try await Self.radio.get().phone(phone, "return")
-        _ = try await events.next("pairing") { event -> Bool? in if case .paired(_, true) = event { true } else { nil } }
-        _ = try await events.subscribed()
+        try await events.pairedAndSubscribed()
         // The log is read as it is waited on: read it past the first pairing before the mark.
         try await log.wait("pairing-complete", timeout: .seconds(10)) { $0["peer"] as? String == phone }
         let mark = log.count
@@ -136,8 +135,7 @@ import TestSupport
         defer { central.close() }
         let log = try Self.radio.get().log
         try await Self.radio.get().phone(phone, "return")
-        _ = try await events.next("pairing") { event -> Bool? in if case .paired(_, true) = event { true } else { nil } }
-        _ = try await events.subscribed()
+        try await events.pairedAndSubscribed()
         try await Self.radio.get().phone(phone, "leave", timeout: .seconds(30))
         _ = try await events.next("the phone gone") { event -> Bool? in if case .disconnected = event { true } else { nil } }
         let ack = try await Self.radio.get().phone(phone, #"add {"category": "Email", "app": "com.apple.mobilemail", "title": "While away"}"#)

@@ -20,8 +20,7 @@ import TestSupport
         defer { central.close() }
         let log = try Self.radio.get().log
         try await Self.radio.get().phone(phone, "return")
-        _ = try await events.next("pairing") { event -> Bool? in if case .paired(_, true) = event { true } else { nil } }
-        _ = try await events.subscribed()
+        try await events.pairedAndSubscribed()
         try await log.wait("pairing-complete", timeout: .seconds(10)) { $0["peer"] as? String == phone }
         let mark = log.count
         var rssAfterWarmUp = 0
