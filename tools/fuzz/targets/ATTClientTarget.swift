@@ -21,6 +21,10 @@ enum ATTClientTarget {
 
         init(replies: [[UInt8]] = []) { state = Lock(State(replies: replies[...])) }
 
+        /// It only records (and answers in place): what the client sends because of what it
+        /// read goes out at once, so an input's outcome is decided when it has been fed.
+        var sendNeverWaits: Bool { true }
+
         func start(
             receive: @escaping @Sendable ([UInt8]) -> Void, oversized _: @escaping @Sendable (ATTOpcode?, Int) -> Void,
             closed: @escaping @Sendable (ATTBearerError) -> Void
