@@ -109,7 +109,7 @@ extension BondStore {
         try update { bonds in
             var bond = bonds.first { $0.peer == peer } ?? Bond(peer: peer, authenticated: false, secureConnections: false, createdAt: now)
             body(&bond)
-            bonds.removeAll { $0.peer == peer }
+            // Last wins: `StoredBonds` keeps one bond per peer.
             bonds.append(bond)
         }
     }
