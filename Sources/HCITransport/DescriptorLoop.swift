@@ -214,8 +214,8 @@ package final class DescriptorLoop: Sendable {
 
     package var isClosing: Bool { closing.load(ordering: .relaxed) }
 
-    /// Runs `body` with the descriptor while it is open, under the output lock so it cannot
-    /// be closed meanwhile; nil once it is closed (its number may then be another file's).
+    /// Runs `body` with the descriptor while it is open, under `lifetime` so it cannot be
+    /// closed meanwhile; nil once it is closed (its number may then be another file's).
     /// Keep `body` to a system call or two: closing waits for it.
     package func withOpenDescriptor<T>(_ body: (Int32) -> T) -> T? {
         lifetime.withLock { open in open ? body(fd) : nil }
