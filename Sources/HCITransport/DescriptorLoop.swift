@@ -41,26 +41,45 @@ package final class DescriptorLoop: Sendable {
         var cleanup: (@Sendable () -> Void)?
     }
     private let state: Lock<State>
-    /// The write side, held while writing and while closing the descriptor.
+    /// The write side. On a datagram descriptor (an HCI or L2CAP socket) a write holds it
+    /// while it waits for the descriptor to take the frame. On a byte stream nothing waits
+    /// under it: frames queue in `pending`, in order, and whoever holds the lock writes what
+    /// the stream takes without waiting (see `write`).
     private struct Output {
         /// False once the descriptor is closed.
         var open = true
-        /// The reader thread, while it handles a chunk of a stream whose writes it
-        /// coalesces: what it writes meanwhile waits in `pending` and goes out in one write
-        /// when the handler returns, so the answers to a burst of events (ACL packets sent
-        /// as Number Of Completed Packets return credits, ATT responses) cost one system
-        /// call, not one each. Another thread's frame is never held back (the reader's
-        /// handler may run long): it goes out at once, after what waits, so order holds.
-        var coalescingThread: pthread_t?
+        /// A byte stream, once the reader runs: how long the reader's own frames may wait
+        /// for the stream to take them.
+        var streamTimeout: Duration?
+        /// The reader thread of a stream. What it writes while it handles a chunk waits in
+        /// `pending` and goes out in one write when the handler returns, so the answers to
+        /// a burst of events (ACL packets sent as Number Of Completed Packets return
+        /// credits, ATT responses) cost one system call, not one each. It never waits for
+        /// the stream: what the stream does not take is written when poll() says it can be.
+        var reader: pthread_t?
+        /// Bytes of whole frames the stream has not taken yet, in the order they were
+        /// written (the rest of a frame it took part of comes first). Another thread's
+        /// frame goes out at once, after what waits, so order holds.
         var pending: [UInt8] = []
+        /// Bytes ever queued in and taken from `pending`: a frame is out once `taken`
+        /// reaches the count `queued` had when it was appended.
+        var queued: UInt64 = 0
+        var taken: UInt64 = 0
+        /// Since when the stream has taken nothing while bytes wait (nil when it keeps up).
+        var stalledSince: UInt64?
+        /// What ended the stream's writing: a write error, a frame's deadline, the backlog
+        /// bound. Every later write fails with it, and the reader ends with it.
+        var failure: TransportError?
     }
     private let output = Lock(Output())
     /// Whether the descriptor is still open, for ``withOpenDescriptor(_:)``: a lock of its
     /// own, never held while waiting, so reading an option does not wait behind a write
     /// the other end holds back (the output lock is held through that wait).
     private let lifetime = Lock(true)
-    /// Past this many bytes waiting, coalesced frames are written at once.
+    /// Past this many bytes waiting, the reader's coalesced frames are written at once.
     static let coalescingLimit = 16 * 1024
+    /// At most this many bytes of a stream wait for it to take them.
+    package static let backlogLimit = 256 * 1024
     private let closing = Atomic(false)
     /// With `kernelTimestamps`: the kernel's time of the datagram being handed to the
     /// chunk handler, nanoseconds since the Unix epoch (-1 for none). Written and read on
@@ -114,17 +133,17 @@ package final class DescriptorLoop: Sendable {
         Glibc.close(wakeWrite)
     }
 
-    /// Starts the reader. `coalescingWrites` (a byte stream, whose frames need not go one
-    /// per write) holds what is written while a chunk is handled until the handler
-    /// returns, then writes it at once within that timeout; a failure of that write ends
-    /// the loop with it.
+    /// Starts the reader. `streamTimeout` makes it a byte stream's, whose frames need not
+    /// go one per write (see `Output`): what the reader writes while a chunk is handled
+    /// goes out in one write when the handler returns, and what the stream does not take
+    /// must be taken within that timeout, or the loop ends with the failure.
     package func start(
-        chunk: @escaping ChunkHandler, closed: @escaping @Sendable (TransportError?) -> Void, coalescingWrites: Duration? = nil
+        chunk: @escaping ChunkHandler, closed: @escaping @Sendable (TransportError?) -> Void, streamTimeout: Duration? = nil
     ) throws(TransportError) {
         let failure: TransportError? = state.withLock { state in
             if state.closeRequested { return .notOpen(spec: name) }
             if state.started { return .alreadyStarted(spec: name) }
-            switch PosixThread.start({ self.run(chunk: chunk, closed: closed, coalescingWrites: coalescingWrites) }) {
+            switch PosixThread.start({ self.run(chunk: chunk, closed: closed, streamTimeout: streamTimeout) }) {
             case let .success(thread):
                 state.thread = thread
             case let .failure(error):
@@ -136,46 +155,118 @@ package final class DescriptorLoop: Sendable {
         if let failure { throw failure }
     }
 
-    /// Writes `bytes` whole, as one frame, within `timeout` (from the reader thread while
-    /// it coalesces: queues it, see `Output`).
+    /// Writes `bytes` whole, as one frame, within `timeout`. On a byte stream the reader
+    /// thread only queues it (see `Output`); another thread waits for the stream to take it
+    /// without holding the lock the reader needs. A frame the stream did not take by its
+    /// deadline ends the stream's writing: part of it may be out, so nothing after it could
+    /// be framed.
     package func write(_ bytes: UnsafeRawBufferPointer, timeout: Duration) throws(TransportError) {
-        let failure: TransportError? = output.withLock { output in
-            guard output.open, !closing.load(ordering: .relaxed) else { return .notOpen(spec: name) }
-            guard let reader = output.coalescingThread, pthread_equal(reader, pthread_self()) != 0 else {
-                return writePending(&output, timeout: timeout) ?? writeLocked(bytes, timeout: timeout)
+        let start = MonotonicClock.nanoseconds()
+        let queued: Result<UInt64?, TransportError> = output.withLock { output in
+            guard output.open, !closing.load(ordering: .relaxed) else { return .failure(.notOpen(spec: name)) }
+            if let failure = output.failure { return .failure(failure) }
+            guard output.streamTimeout != nil else {
+                if let error = writeLocked(bytes, until: start &+ Posix.nanoseconds(timeout), timeout: timeout) {
+                    return .failure(error)
+                }
+                return .success(nil)
+            }
+            guard output.pending.count + bytes.count <= Self.backlogLimit else {
+                return .failure(fail(&output, .outputBacklog(spec: name, bytes: output.pending.count + bytes.count)))
             }
             output.pending.append(contentsOf: bytes)
-            return output.pending.count >= Self.coalescingLimit ? writePending(&output, timeout: timeout) : nil
-        }
-        if let failure { throw failure }
-    }
-
-    /// The reader starts coalescing (before handing a chunk to the handler).
-    private func beginCoalescing() {
-        output.withLock { $0.coalescingThread = pthread_self() }
-    }
-
-    /// The reader stops coalescing and writes what waits.
-    private func endCoalescing(timeout: Duration) -> TransportError? {
-        output.withLock { output in
-            output.coalescingThread = nil
-            guard output.open else {
-                output.pending.removeAll()
-                return nil
+            output.queued &+= UInt64(bytes.count)
+            if let reader = output.reader, pthread_equal(reader, pthread_self()) != 0 {
+                if output.pending.count >= Self.coalescingLimit { writePending(&output) }
+                return output.failure.map { .failure($0) } ?? .success(nil)
             }
-            return writePending(&output, timeout: timeout)
+            writePending(&output)
+            if let failure = output.failure { return .failure(failure) }
+            return .success(output.taken >= output.queued ? nil : output.queued)
+        }
+        guard let end = try queued.get() else { return }
+        try waitUntilTaken(end, until: start &+ Posix.nanoseconds(timeout), timeout: timeout)
+    }
+
+    /// Waits, holding no lock, until the stream took the first `end` bytes queued, writing
+    /// what waits whenever the stream can take more.
+    private func waitUntilTaken(_ end: UInt64, until deadline: UInt64, timeout: Duration) throws(TransportError) {
+        while true {
+            // The wake pipe is readable once the descriptor closes or the stream fails, so
+            // this never sleeps past either (the number may be reused after a close: the
+            // pipe, or the deadline, still ends the wait, and the lock then says closed).
+            var entries = [pollfd(fd: fd, events: Int16(POLLOUT), revents: 0),
+                           pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
+            _ = poll(&entries, 2, Posix.pollTimeout(until: deadline))
+            let failure: TransportError?? = output.withLock { output in
+                guard output.open else { return .some(output.failure ?? .notOpen(spec: name)) }
+                if output.failure == nil { writePending(&output) }
+                if let failure = output.failure { return .some(failure) }
+                if output.taken >= end { return .some(nil) }
+                guard MonotonicClock.nanoseconds() >= deadline else { return nil }
+                return .some(fail(&output, .timedOut(spec: name, waitingFor: "the controller to accept a packet", after: timeout)))
+            }
+            if let failure {
+                if let failure { throw failure }
+                return
+            }
         }
     }
 
-    private func writePending(_ output: inout Output, timeout: Duration) -> TransportError? {
-        guard !output.pending.isEmpty else { return nil }
-        defer { output.pending.removeAll(keepingCapacity: output.pending.capacity <= Self.coalescingLimit * 2) }
-        return output.pending.withUnsafeBytes { writeLocked($0, timeout: timeout) }
+    /// Writes what waits for a stream, as much as it takes now without waiting; a failure
+    /// ends the stream's writing.
+    private func writePending(_ output: inout Output) {
+        guard !output.pending.isEmpty else { return }
+        let count = output.pending.withUnsafeBytes { Posix.writeSome(fd, $0, isSocket: isSocket) }
+        if count < 0 {
+            _ = fail(&output, TransportError.from(errno: Int32(-count), operation: .write, spec: spec))
+        } else if count == output.pending.count {
+            output.taken &+= UInt64(count)
+            output.stalledSince = nil
+            output.pending.removeAll(keepingCapacity: output.pending.capacity <= Self.coalescingLimit * 2)
+        } else {
+            output.taken &+= UInt64(count)
+            output.pending.removeFirst(count)
+            // The stall is counted from the last write the stream took anything of.
+            if count > 0 || output.stalledSince == nil { output.stalledSince = MonotonicClock.nanoseconds() }
+        }
     }
 
-    /// Writes `bytes` whole; the output lock is held.
-    private func writeLocked(_ bytes: UnsafeRawBufferPointer, timeout: Duration) -> TransportError? {
-        let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)
+    /// Ends the stream's writing with `error` (the first failure stays) and wakes the reader
+    /// and every waiting writer; returns the failure that stands.
+    private func fail(_ output: inout Output, _ error: TransportError) -> TransportError {
+        if output.failure == nil {
+            output.failure = error
+            output.pending = []
+            wake()
+        }
+        return output.failure ?? error
+    }
+
+    private func wake() {
+        var one: UInt8 = 1
+        _ = Glibc.write(wakeWrite, &one, 1)
+    }
+
+    /// The reader, between chunks: writes what waits (its coalesced frames, or what the
+    /// stream did not take before) and checks the deadline of a stalled stream. Returns
+    /// when to look again (nothing waits: nil), or the failure that ends the stream.
+    private func serviceOutput(now: UInt64, timeout: Duration) -> Result<UInt64?, TransportError> {
+        output.withLock { output in
+            guard output.open else { return .success(nil) }
+            if output.failure == nil { writePending(&output) }
+            if let failure = output.failure { return .failure(failure) }
+            guard !output.pending.isEmpty, let since = output.stalledSince else { return .success(nil) }
+            let due = since &+ Posix.nanoseconds(timeout)
+            guard now < due else {
+                return .failure(fail(&output, .timedOut(spec: name, waitingFor: "the controller to accept a packet", after: timeout)))
+            }
+            return .success(due)
+        }
+    }
+
+    /// Writes `bytes` whole by `deadline` (a datagram descriptor); the output lock is held.
+    private func writeLocked(_ bytes: UnsafeRawBufferPointer, until deadline: UInt64, timeout: Duration) -> TransportError? {
         do throws(Posix.WriteFailure) {
             try Posix.writeAll(fd, bytes, until: deadline, isSocket: isSocket)
             return nil
@@ -198,8 +289,7 @@ package final class DescriptorLoop: Sendable {
         }
         guard let action else { return }
         closing.store(true, ordering: .releasing)
-        var one: UInt8 = 1
-        _ = Glibc.write(wakeWrite, &one, 1)
+        wake()
         if let thread = action.thread {
             if pthread_equal(thread, pthread_self()) != 0 {
                 // Called from the receive callback: the thread finishes on its own.
@@ -229,6 +319,9 @@ package final class DescriptorLoop: Sendable {
     }
 
     private func releaseDescriptor() {
+        // A writer waiting for the stream polls the wake pipe too: it wakes, then finds the
+        // descriptor closed.
+        wake()
         output.withLock { output in
             lifetime.withLock { open in
                 if open {
@@ -274,38 +367,71 @@ package final class DescriptorLoop: Sendable {
         }
     }
 
-    private func run(chunk: ChunkHandler, closed: @Sendable (TransportError?) -> Void, coalescingWrites: Duration?) {
+    private func run(chunk: ChunkHandler, closed: @Sendable (TransportError?) -> Void, streamTimeout: Duration?) {
         let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: readSize)
         defer { buffer.deallocate() }
+        if let streamTimeout {
+            output.withLock { output in
+                output.streamTimeout = streamTimeout
+                output.reader = pthread_self()
+            }
+        }
         var deadline: UInt64?
         var failure: TransportError?
         // Until then the reader tries reads without sleeping (ReaderWait.spinning).
         var spinUntil: UInt64 = 0
+        // While frames wait for a stream that did not take them: when the stall ends it.
+        var outputDue: UInt64?
+        // After the handler ran (it may have written) or the stream became writable.
+        func serviceOutput(_ now: UInt64) -> Bool {
+            guard let streamTimeout else { return true }
+            switch self.serviceOutput(now: now, timeout: streamTimeout) {
+            case let .success(due):
+                outputDue = due
+                return true
+            case let .failure(error):
+                failure = error
+                return false
+            }
+        }
         loop: while !closing.load(ordering: .acquiring) {
             var outcome = ReadOutcome.wouldBlock
             var now = MonotonicClock.nanoseconds()
             if now < spinUntil {
                 outcome = readOnce(into: buffer)
                 if case .wouldBlock = outcome {
-                    if let due = deadline, now >= due { deadline = chunk(nil, now) }
+                    if let due = deadline, now >= due {
+                        deadline = chunk(nil, now)
+                        guard serviceOutput(now) else { break loop }
+                    } else if outputDue != nil, !serviceOutput(now) {
+                        break loop
+                    }
                     continue
                 }
             } else {
-                var entries = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                let events = outputDue == nil ? POLLIN : POLLIN | POLLOUT
+                var entries = [pollfd(fd: fd, events: Int16(events), revents: 0),
                                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-                let timeout = deadline.map { Posix.pollTimeout(until: $0) } ?? -1
-                let ready = poll(&entries, 2, timeout)
+                let wakeAt = min(deadline ?? .max, outputDue ?? .max)
+                let ready = poll(&entries, 2, wakeAt == .max ? -1 : Posix.pollTimeout(until: wakeAt))
                 if ready < 0 {
                     if errno == EINTR { continue }
                     failure = TransportError.from(errno: errno, operation: .read, spec: spec)
                     break
                 }
-                if ready == 0 {
-                    deadline = chunk(nil, MonotonicClock.nanoseconds())
+                // Closed, or the stream's writing failed (`fail`).
+                if entries[1].revents != 0 { break }
+                now = MonotonicClock.nanoseconds()
+                if outputDue != nil, !serviceOutput(now) { break }
+                // Only nothing to read proves a silent controller: bytes waiting are read
+                // first (see the stamp below).
+                guard entries[0].revents & ~Int16(POLLOUT) != 0 else {
+                    if let due = deadline, now >= due {
+                        deadline = chunk(nil, now)
+                        guard serviceOutput(now) else { break }
+                    }
                     continue
                 }
-                if entries[1].revents != 0 { break }
-                guard entries[0].revents != 0 else { continue }
                 outcome = readOnce(into: buffer)
             }
             switch outcome {
@@ -317,16 +443,12 @@ package final class DescriptorLoop: Sendable {
                 // poll() timing out with nothing to read proves a silent controller; the
                 // next deadline then counts from this read, not from the stamp.
                 let stamp = deadline.map { min(now, $0 &- 1) } ?? now
-                if coalescingWrites != nil { beginCoalescing() }
                 ReaderChunk.begin()
                 deadline = chunk(UnsafeBufferPointer(rebasing: buffer[0..<count]), stamp).map { $0 &+ (now &- stamp) }
                 // What the handler put off (waking consumers) runs before the coalesced
                 // write, so anything it sends joins that write.
                 ReaderChunk.end()
-                if let timeout = coalescingWrites, let error = endCoalescing(timeout: timeout) {
-                    failure = error
-                    break loop
-                }
+                guard serviceOutput(now) else { break loop }
                 if spinNanoseconds > 0 { spinUntil = now &+ spinNanoseconds }
             case .wouldBlock:
                 continue
@@ -338,6 +460,7 @@ package final class DescriptorLoop: Sendable {
             }
         }
         closing.store(true, ordering: .releasing)
+        failure = failure ?? output.withLock { $0.failure }
         releaseDescriptor()
         closed(failure)
     }

@@ -82,7 +82,7 @@ public final class DescriptorTransport: HCITransport {
                 }
                 if statistics.droppedFrames != before { self.logDroppedFrames(statistics) }
                 return framer.framer.stallDeadline
-            }, closed: closed, coalescingWrites: sendTimeout)
+            }, closed: closed, streamTimeout: sendTimeout)
         case .packetPerRead:
             try loop.start(chunk: { bytes, _ in
                 guard let bytes else { return nil }

@@ -43,24 +43,32 @@ package enum Posix {
         case timedOut
     }
 
+    /// Writes what a non-blocking `fd` takes of `bytes` now, riding out EINTR: the count
+    /// taken, 0 when it takes nothing without waiting, or a negative errno.
+    package static func writeSome(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, isSocket: Bool) -> Int {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
+        while true {
+            let written = isSocket
+                ? send(fd, base, bytes.count, Int32(MSG_NOSIGNAL))
+                : write(fd, base, bytes.count)
+            if written > 0 { return written }
+            let code = written < 0 ? errno : EIO
+            if code == EINTR { continue }
+            return code == EAGAIN || code == EWOULDBLOCK ? 0 : -Int(code)
+        }
+    }
+
     /// Writes all of `bytes` to a non-blocking `fd`, riding out EINTR, EAGAIN and short
     /// writes, until `deadline`.
     package static func writeAll(
         _ fd: Int32, _ bytes: UnsafeRawBufferPointer, until deadline: UInt64, isSocket: Bool
     ) throws(WriteFailure) {
-        guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
-            let written = isSocket
-                ? send(fd, base + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-                : write(fd, base + offset, bytes.count - offset)
-            if written > 0 {
-                offset += written
-                continue
-            }
-            let code = written < 0 ? errno : EIO
-            if code == EINTR { continue }
-            guard code == EAGAIN || code == EWOULDBLOCK else { throw .errno(code) }
+            let written = writeSome(fd, UnsafeRawBufferPointer(rebasing: bytes[offset...]), isSocket: isSocket)
+            if written < 0 { throw .errno(Int32(-written)) }
+            offset += written
+            if written > 0 { continue }
             let revents = wait(fd, for: Int16(POLLOUT), until: deadline)
             if revents == 0 { throw .timedOut }
             if revents < 0 { throw .errno(-revents) }

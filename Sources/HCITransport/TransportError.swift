@@ -76,6 +76,9 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     case radioNeedsBumble(python: String)
     /// The radio exited or misbehaved before it was ready.
     case radioFailed(detail: String)
+    /// The stream took nothing while more than ``DescriptorLoop/backlogLimit`` bytes of
+    /// frames queued for it: `bytes` were waiting.
+    case outputBacklog(spec: String, bytes: Int)
 
     public var description: String {
         switch self {
@@ -112,6 +115,9 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
                 + "(sudo usermod -aG dialout $USER), then log in again"
         case let .timedOut(spec, waitingFor, after):
             return "\(spec): timed out after \(Self.seconds(after)) waiting for \(waitingFor)"
+        case let .outputBacklog(spec, bytes):
+            return "\(spec): the controller stopped taking what we write (\(bytes) bytes were waiting): "
+                + "check its flow control (a UART's CTS line, a TCP peer that stopped reading), then open it again"
         case let .closedByPeer(spec):
             return "\(spec): the controller closed the connection"
         case let .notOpen(spec):

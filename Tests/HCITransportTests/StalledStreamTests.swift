@@ -1,0 +1,121 @@
+import BluetoothCore
+import Dispatch
+import Glibc
+@testable import HCITransport
+import Synchronization
+import Testing
+import TestSupport
+
+/// A byte stream that stops taking bytes (a UART held by CTS, a TCP peer that stopped
+/// reading) must not stop the reader: it still hears the controller, whose events (Number
+/// Of Completed Packets among them) are what would let the writes go on. A write waits for
+/// its frame within its own deadline; the reader's own frames wait in a bounded backlog.
+@Suite struct StalledStreamTests {
+    let acl: [HCIPacket] = (1...3).map { HCIPacket(.acl, [0x40, 0x00, 0x01, 0x00, UInt8($0)]) }
+
+    /// The controller's end of a socketpair and a stream transport on the other, whose
+    /// send buffer is already full: the controller has read nothing. Returns how many
+    /// filler bytes the controller must read before the transport's first frame.
+    func stalledPair() throws -> (controller: Int32, transport: DescriptorTransport, filler: Int) {
+        var pair: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        let transport = try DescriptorTransport.stream(fd: pair[1], name: "socketpair")
+        // The transport made its end non-blocking: write straight into it until it is full.
+        var filler = 0
+        let chunk = [UInt8](repeating: 0xEE, count: 4096)
+        while true {
+            let written = chunk.withUnsafeBytes { send(pair[1], $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written <= 0 { break }
+            filler += written
+        }
+        #expect(errno == EAGAIN || errno == EWOULDBLOCK)
+        return (pair[0], transport, filler)
+    }
+
+    @Test func aWriteTheStreamHoldsBackDoesNotHoldTheReader() throws {
+        let (controller, transport, filler) = try stalledPair()
+        defer { close(controller) }
+        let writerReturned = Atomic(false)
+        let received = Inbox<Bool>()
+        let acl = self.acl
+        try transport.start(receive: { _ in
+            // Whether the other thread's write was still waiting when this event came in.
+            received.put(writerReturned.load(ordering: .acquiring))
+            // The reader's own frame: queued behind that write, never waited for here.
+            try? transport.send(acl[1])
+        }, closed: { _ in })
+        defer { transport.close() }
+        let started = DispatchSemaphore(value: 0)
+        let outcome = Inbox<String>()
+        DispatchQueue.global().async {
+            started.signal()
+            do throws(TransportError) {
+                try transport.send(acl[0])
+                outcome.put("sent")
+            } catch {
+                outcome.put("\(error)")
+            }
+            writerReturned.store(true, ordering: .releasing)
+        }
+        #expect(started.wait(timeout: .now() + 5) == .success)
+        // Let the writer reach its wait for the full stream (sequencing only: with the
+        // stream full it waits there until the controller reads).
+        var pause = timespec(tv_sec: 0, tv_nsec: 200_000_000)
+        nanosleep(&pause, nil)
+        writeAll(controller, Samples.resetComplete.h4Bytes)
+        // Heard while the write still waited. Before, the reader waited for the writer's
+        // lock until the write's 2 s ran out.
+        #expect(received.wait(for: 1) == [false])
+        // The controller reads again: the filler, the waiting frame, then the reader's.
+        #expect(readExactly(controller, filler).count == filler)
+        let frames = acl[0].h4Bytes + acl[1].h4Bytes
+        #expect(readExactly(controller, frames.count) == frames)
+        #expect(outcome.wait(for: 1) == ["sent"])
+    }
+
+    @Test func aStreamThatTakesNothingEndsAtItsDeadlineAndTheReaderHearsTheControllerMeanwhile() throws {
+        let (controller, transport, _) = try stalledPair()
+        defer { close(controller) }
+        let received = Inbox<HCIPacket>()
+        let ended = Inbox<TransportError?>()
+        let acl = self.acl
+        try transport.start(receive: { packet in
+            received.put(packet)
+            try? transport.send(acl[0])
+        }, closed: { ended.put($0) })
+        defer { transport.close() }
+        writeAll(controller, Samples.resetComplete.h4Bytes)
+        #expect(received.wait(for: 1) == [Samples.resetComplete])
+        // Before, the reader itself waited its 2 s for the stream to take the answer to the
+        // first event, then ended: the second was never read.
+        writeAll(controller, Samples.commandStatus.h4Bytes)
+        #expect(received.wait(for: 2) == [Samples.resetComplete, Samples.commandStatus])
+        #expect(ended.snapshot.isEmpty)
+        // Nothing taken for the send timeout: the transport ends, and says why.
+        let outcome = ended.wait(for: 1)
+        guard case .timedOut? = outcome.first ?? nil else {
+            Issue.record("the transport should end timed out, not \(outcome)")
+            return
+        }
+        #expect(throws: TransportError.self) { try transport.send(acl[1]) }
+    }
+
+    @Test func theReadersBacklogIsBoundedAndOverflowingItEndsTheTransport() throws {
+        let (controller, transport, _) = try stalledPair()
+        defer { close(controller) }
+        let ended = Inbox<TransportError?>()
+        let big = HCIPacket(.acl, [0x40, 0x00, 0x00, 0x04] + [UInt8](repeating: 0xAB, count: 1024))
+        try transport.start(receive: { _ in
+            // Far more than any controller's buffers let a host have in flight.
+            for _ in 0..<(DescriptorLoop.backlogLimit / 1024 + 1) { try? transport.send(big) }
+        }, closed: { ended.put($0) })
+        defer { transport.close() }
+        writeAll(controller, Samples.resetComplete.h4Bytes)
+        let outcome = ended.wait(for: 1)
+        guard case let .outputBacklog(_, bytes)? = outcome.first ?? nil else {
+            Issue.record("the transport should end on its backlog, not \(outcome)")
+            return
+        }
+        #expect(bytes > DescriptorLoop.backlogLimit)
+    }
+}
