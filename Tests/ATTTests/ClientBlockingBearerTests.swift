@@ -1,7 +1,6 @@
 @testable import ATT
 import BluetoothCore
 import Dispatch
-import Glibc
 import TestSupport
 import Testing
 
@@ -9,39 +8,6 @@ import Testing
 /// client sends because of what it read (a confirmation, the next queued request) must not
 /// hold the thread that reads.
 @Suite struct ClientBlockingBearerTests {
-    final class SlowSendBearer: ATTBearer {
-        private let reader = DispatchQueue(label: "slow-send-reader")
-        private let state = Lock<(receive: (@Sendable ([UInt8]) -> Void)?, sent: [[UInt8]], released: Bool)>((nil, [], false))
-
-        func start(
-            receive: @escaping @Sendable ([UInt8]) -> Void, oversized _: @escaping @Sendable (ATTOpcode?, Int) -> Void,
-            closed _: @escaping @Sendable (ATTBearerError) -> Void
-        ) {
-            state.withLock { $0.receive = receive }
-        }
-
-        /// Every send waits until the test releases it (60 s at most), as a write the
-        /// kernel holds back while it pairs.
-        func send(_ pdu: [UInt8]) throws(ATTBearerError) {
-            for _ in 0..<6000 where !state.withLock({ $0.released }) { usleep(10_000) }
-            state.withLock { $0.sent.append(pdu) }
-        }
-
-        func release() { state.withLock { $0.released = true } }
-
-        var sent: [[UInt8]] { state.withLock { $0.sent } }
-        var mtu: UInt16 { 23 }
-        var mtuIsNegotiatedBelow: Bool { false }
-        var sendNeverWaits: Bool { false }
-        func mtuExchanged(_: UInt16) {}
-        func close(reason _: ATTBearerError) {}
-
-        func inject(_ pdus: [[UInt8]]) {
-            let receive = state.withLock { $0.receive }
-            reader.async { for pdu in pdus { receive?(pdu) } }
-        }
-    }
-
     @Test func aConfirmationThatWaitsToBeSentDoesNotHoldTheNextValue() async throws {
         let bearer = SlowSendBearer()
         let client = ATTClient(bearer: bearer)

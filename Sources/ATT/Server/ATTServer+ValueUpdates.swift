@@ -68,7 +68,7 @@ extension ATTServer {
             return .success((id, false))
         }
         let (id, sendNow) = try registered.get()
-        if sendNow { transmitIndication(id: id, bytes: bytes) }
+        if sendNow { sendWhereItMayWait { self.transmitIndication(id: id, bytes: bytes) } }
         switch await wait(for: id, until: nil) {
         case .value: return
         case .failed(let error): throw error
@@ -96,7 +96,7 @@ extension ATTServer {
             logger.droppedInput("confirmation with no indication outstanding ignored", counter: "unexpectedConfirmations", count: unexpected)
         }
         resumption?.resume()
-        if let (id, bytes) = next { transmitIndication(id: id, bytes: bytes) }
+        if let (id, bytes) = next { sendWhereItMayWait { self.transmitIndication(id: id, bytes: bytes) } }
     }
 
     private func armIndicationDeadline(_ id: UInt64) -> DeadlineTimer.Token {

@@ -1,4 +1,5 @@
 import BluetoothCore
+import Dispatch
 import Logging
 import Synchronization
 
@@ -90,9 +91,12 @@ public final class ATTServer: Sendable {
     public let configuration: Configuration
     let processor: ATTRequestProcessor
     let verifier: ATTSignatureVerifier?
-    /// The bearer's `send` never waits, so reads of stored values may be answered on the
-    /// thread that delivered them.
-    let answersOnBearerThread: Bool
+    /// Where answers and indications are sent when the bearer's `send` may wait (a kernel
+    /// socket holds writes while it pairs), in order: neither the bearer's thread nor a
+    /// thread of the tasks' pool (where the kernel pairing agent answers) waits in it. nil
+    /// when `send` never waits: then they are sent where they are made, and reads of stored
+    /// values are answered on the thread that delivered them.
+    let waitingSends: DispatchQueue?
     let state: Lock<State>
 
     enum Item: Sendable {
@@ -141,7 +145,7 @@ public final class ATTServer: Sendable {
         let receiveMTU = max(ATTConstants.minimumLEMTU, min(configuration.receiveMTU, bearer.maximumMTU ?? configuration.receiveMTU))
         processor = ATTRequestProcessor(store: store, receiveMTU: receiveMTU)
         self.verifier = verifier
-        answersOnBearerThread = bearer.sendNeverWaits
+        waitingSends = bearer.sendNeverWaits ? nil : DispatchQueue(label: "bareble.att.server-sends")
         state = Lock(State(
             context: ATTServerContext(
                 bearer: bearerID, instance: Self.instances.add(1, ordering: .relaxed).newValue, peer: peer, security: security),
@@ -239,7 +243,7 @@ public final class ATTServer: Sendable {
                 }
                 state.requestOutstanding = opcode
                 // Nothing before it: this thread may answer it, holding the drain's place.
-                if answersOnBearerThread, state.inbox.isEmpty, !state.draining, case .request(let pdu, _) = item, pdu.isReadOfOneValue {
+                if waitingSends == nil, state.inbox.isEmpty, !state.draining, case .request(let pdu, _) = item, pdu.isReadOfOneValue {
                     state.draining = true
                     return .answerHere
                 }
@@ -367,13 +371,20 @@ public final class ATTServer: Sendable {
             return (state.statistics.requestsAnswered, state.answerObserver)
         }
         guard let open else { return }
-        do {
-            try bearer.send(bytes)
-        } catch {
-            stop(error, closeLink: false)
-            return
+        sendWhereItMayWait {
+            do throws(ATTBearerError) {
+                try self.bearer.send(bytes)
+            } catch {
+                self.stop(error, closeLink: false)
+                return
+            }
+            open.observer?(open.answered)
         }
-        open.observer?(open.answered)
+    }
+
+    /// Runs a send on `waitingSends` when the bearer's `send` may wait, else here.
+    func sendWhereItMayWait(_ send: @escaping @Sendable () -> Void) {
+        if let waitingSends { waitingSends.async(execute: send) } else { send() }
     }
 
     private func perform(_ command: ATTPDU) async {

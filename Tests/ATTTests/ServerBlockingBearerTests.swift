@@ -1,0 +1,73 @@
+@testable import ATT
+import BluetoothCore
+import Dispatch
+import Glibc
+import TestSupport
+import Testing
+
+/// A bearer whose `send` may wait (the kernel's socket holds writes while it pairs): what the
+/// server sends must hold neither the thread that reads (the next indication, sent when a
+/// confirmation is read) nor a thread of the tasks' pool (answers, sent by the drain task;
+/// the kernel pairing agent's answer, which would end the wait, runs on that pool).
+@Suite struct ServerBlockingBearerTests {
+    @Test func aConfirmationWhoseNextIndicationWaitsToBeSentDoesNotHoldTheReader() async throws {
+        let bearer = SlowSendBearer(held: false)
+        let server = ATTServer(bearer: bearer, store: InMemoryAttributeStore.testDatabase(), bearerID: 0x0040)
+        let client = ATTClient(bearer: bearer, server: server)
+        let arrived = Lock<[[UInt8]]>([])
+        let subscription = client.addValueHandler(handle: 0x0010) { value in arrived.withLock { $0.append(value.value) } }
+        defer { subscription.cancel() }
+        let first = Task { try await server.indicate(handle: 0x0005, value: [0x01]) }
+        try await withDeadline("the first indication") { while bearer.sent.isEmpty { try await Task.sleep(for: .milliseconds(5)) } }
+        let second = Task { try await server.indicate(handle: 0x0005, value: [0x02]) }
+        // Sequencing only: the second is queued behind the first before it is confirmed.
+        try await Task.sleep(for: .milliseconds(100))
+        bearer.hold()
+        // The confirmation starts the second indication, whose send is held back; then a
+        // notification for the client on the same bearer: it must arrive while the
+        // indication still waits (before, the reader sat in that send).
+        bearer.inject([[0x1E], [0x1B, 0x10, 0x00, 0x07]])
+        try await withDeadline("the notification while the indication is held") {
+            while arrived.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(arrived.withLock { $0 } == [[0x07]])
+        #expect(bearer.sent == [[0x1D, 0x05, 0x00, 0x01]])
+        try await first.value
+        bearer.release()
+        try await withDeadline("the second indication") { while bearer.sent.count < 2 { try await Task.sleep(for: .milliseconds(5)) } }
+        #expect(bearer.sent.last == [0x1D, 0x05, 0x00, 0x02])
+        bearer.inject([[0x1E]])
+        try await second.value
+    }
+
+    @Test func answersTheBearerHoldsBackDoNotHoldTheTasksPool() async throws {
+        // More servers than the pool has threads, each answering a Read whose send is held.
+        let count = 4 * max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) + 4
+        let bearers = (0..<count).map { _ in SlowSendBearer() }
+        let links = bearers.map { bearer in
+            let server = ATTServer(bearer: bearer, store: InMemoryAttributeStore.testDatabase(), bearerID: 0x0040)
+            return (server, ATTClient(bearer: bearer, server: server))
+        }
+        for bearer in bearers { bearer.inject([[0x0A, 0x03, 0x00]]) }
+        // Watched from a dispatch thread, not the pool: whether a task still runs while
+        // every answer waits. Before, each drain task sat in its send, and with them every
+        // thread of the pool, until the sends were released.
+        let probeRan: Bool = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let ran = Lock(false)
+                for _ in 0..<1000 where bearers.reduce(0, { $0 + $1.waiting }) == 0 { usleep(10_000) }
+                usleep(200_000)
+                Task.detached { ran.withLock { $0 = true } }
+                for _ in 0..<300 where !ran.withLock({ $0 }) { usleep(10_000) }
+                for bearer in bearers { bearer.release() }
+                continuation.resume(returning: ran.withLock { $0 })
+            }
+        }
+        #expect(probeRan)
+        try await withDeadline("every answer") {
+            while bearers.contains(where: { $0.sent.isEmpty }) { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(bearers.allSatisfy { $0.sent == [[0x0B] + Array("BareBLE".utf8)] })
+        withExtendedLifetime(links) {}
+    }
+}
