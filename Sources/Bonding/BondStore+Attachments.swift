@@ -13,7 +13,7 @@ extension BondStore {
 
     /// Replaces what is stored under `name` for `peer`.
     public func setAttachment(_ bytes: [UInt8], name: String, for peer: DeviceAddress) throws(BondStoreError) {
-        let lock = try DirectoryLock(directory)
+        let lock = try DirectoryLock(directory, timeout: lockTimeout)
         let file = attachmentFileName(name, for: peer)
         try AtomicFile.replace(directory + "/" + file, in: directory, with: bytes, temporaryName: file + ".tmp")
         _ = consume lock
@@ -22,7 +22,7 @@ extension BondStore {
     /// Removes everything kept for `peer`, with its bond: a later bond with the same peer
     /// starts without the old one's state.
     func removeAttachments(of peer: DeviceAddress) throws(BondStoreError) {
-        let lock = try DirectoryLock(directory)
+        let lock = try DirectoryLock(directory, timeout: lockTimeout)
         let prefix = attachmentFileName("", for: peer)
         for name in try AtomicFile.names(in: directory) where name.hasPrefix(prefix) {
             try AtomicFile.remove(directory + "/" + name, in: directory)

@@ -27,6 +27,10 @@ public final class BondStore: Sendable {
 
     public let directory: String
     public let path: String
+    /// How long a read or change waits for another process holding the directory's lock
+    /// before it fails with ``BondStoreError/lockTimedOut(directory:after:)``.
+    public let lockTimeout: Duration
+    public static let defaultLockTimeout: Duration = .seconds(10)
     /// Our identity address and IRK, as stored (generated when the file was created).
     public let local: LocalIdentity
     /// Where saved and removed bonds, and failed saves, are logged.
@@ -35,9 +39,11 @@ public final class BondStore: Sendable {
 
     /// Opens the bond file of `identity` in `directory`, creating the directory (0700) and
     /// the file (with a fresh IRK) when they do not exist yet.
-    public init(directory: String = BondDirectory.defaultPath, identity: Identity) throws(BondStoreError) {
+    public init(
+        directory: String = BondDirectory.defaultPath, identity: Identity, lockTimeout: Duration = defaultLockTimeout
+    ) throws(BondStoreError) {
         try AtomicFile.makeDirectory(directory)
-        let lock = try DirectoryLock(directory)
+        let lock = try DirectoryLock(directory, timeout: lockTimeout)
         var wanted: DeviceAddress?
         switch identity {
         case let .public(address):
@@ -59,6 +65,7 @@ public final class BondStore: Sendable {
         }
         _ = consume lock
         self.directory = directory
+        self.lockTimeout = lockTimeout
         self.local = stored.local
         self.path = directory + "/" + Self.fileName(for: stored.local.address)
         self.cached = Lock(stored.bonds)
@@ -80,7 +87,7 @@ public final class BondStore: Sendable {
 
     /// Reads the file again (another process may have changed it).
     public func reload() throws(BondStoreError) {
-        let lock = try DirectoryLock(directory)
+        let lock = try DirectoryLock(directory, timeout: lockTimeout)
         let stored = try current()
         // Under the lock: a writer after us must find its set cached last, not ours.
         cached.withLock { $0 = stored.bonds }
@@ -122,7 +129,7 @@ public final class BondStore: Sendable {
     /// them now and its result is written atomically. Nothing is written when the file
     /// cannot be read.
     public func update(_ change: (inout [Bond]) -> Void) throws(BondStoreError) {
-        let lock = try DirectoryLock(directory)
+        let lock = try DirectoryLock(directory, timeout: lockTimeout)
         var stored = try current()
         change(&stored.bonds)
         stored = StoredBonds(local: stored.local, bonds: stored.bonds)

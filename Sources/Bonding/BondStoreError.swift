@@ -23,6 +23,8 @@ public enum BondStoreError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A pairing's keys were weaker than those of the bond already stored for the identity
     /// the peer gave (`shortfall` says how); that bond was kept and the new keys not stored.
     case strongerBondKept(peer: DeviceAddress, shortfall: String)
+    /// Another process held the bond directory's lock for all of `after`.
+    case lockTimedOut(directory: String, after: Duration)
 
     public var description: String {
         switch self {
@@ -49,6 +51,10 @@ public enum BondStoreError: Error, Sendable, Equatable, CustomStringConvertible 
             return "the pairing's keys were not stored: \(peer) already has a bond with stronger keys, which was kept "
                 + "(this pairing: \(shortfall)). If that is really the same device, remove its bond "
                 + "(bareble-central bonds remove \(peer.address)) and pair again."
+        case let .lockTimedOut(directory, after):
+            return "another process has held the lock of the bond directory \(directory) for \(after): nothing was "
+                + "read or written. A BareBLE tool stopped with Ctrl-Z (resume it with fg), or one stuck writing to a "
+                + "hung file system, keeps it; `fuser -v \(directory)` names it. Then try again."
         case let .invalidIdentity(address):
             return "\(address) cannot be a local identity address: use the controller's public address "
                 + "or a random static address (top two bits 0b11)."

@@ -194,3 +194,35 @@ import TestSupport
         #expect(try BondStore(directory: store.directory, identity: .public(F.localPublic)).bonds == [first])
     }
 }
+
+/// The directory's lock held elsewhere: a read or change waits for it within the store's
+/// `lockTimeout`, then fails and says what holds it.
+@Suite struct BondDirectoryLockTests {
+    typealias F = BondFixtures
+
+    @Test func aLockAnotherProcessKeepsEndsTheSaveAtTheDeadlineAndSaysWhy() throws {
+        let store = try BondStore(directory: F.directory(), identity: .public(F.localPublic), lockTimeout: .milliseconds(300))
+        // flock locks belong to an open file description: one opened here conflicts with
+        // the store's as another process's would (a tool stopped with Ctrl-Z mid-write).
+        let holder = open(store.directory, O_RDONLY | O_DIRECTORY)
+        #expect(flock(holder, LOCK_EX) == 0)
+        let outcome = Inbox<String>()
+        DispatchQueue.global().async {
+            do throws(BondStoreError) {
+                try store.save(F.bond(1))
+                outcome.put("saved")
+            } catch {
+                outcome.put("\(error)")
+            }
+        }
+        // Before, the save waited for as long as the lock was held.
+        let result = outcome.wait(for: 1, seconds: 10)
+        close(holder)
+        #expect(result.first?.contains("another process has held the lock of the bond directory") == true, "\(result)")
+        #expect(result.first?.contains("fuser -v \(store.directory)") == true)
+        // Released: the next save goes through, and the failed one wrote nothing.
+        if result.isEmpty { _ = outcome.wait(for: 1) }
+        try store.save(F.bond(2))
+        #expect(store.bonds.map(\.peer) == [F.bond(2).peer])
+    }
+}
