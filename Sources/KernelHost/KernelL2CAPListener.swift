@@ -17,7 +17,8 @@ import L2CAP
 /// ``close()`` wakes a waiting ``accept(timeout:)`` (a wake pipe beside the socket, as the
 /// transports' reader has): poll() does not return when another thread closes the fd it
 /// waits on, and a closed fd's number may be reused under it. The socket itself is closed
-/// when the listener goes away, after any accept that still holds it.
+/// when the listener goes away, after any accept that still holds it; `close()` shuts it
+/// down at once, so the kernel stops taking links for it then.
 public final class KernelL2CAPListener: Sendable {
     public let channel: ChannelIdentifier
     public let localAddress: BluetoothAddress
@@ -72,6 +73,11 @@ public final class KernelL2CAPListener: Sendable {
         // Never drained: every later wait sees it too.
         var one: UInt8 = 1
         _ = Glibc.write(wakeWrite, &one, 1)
+        // The kernel stops listening now (and drops links it accepted that nobody took), not
+        // when the last reference goes: until then it would take centrals' channels on CID
+        // 4 for nobody. The number stays ours until deinit, so an accept still running on
+        // it cannot meet another file.
+        _ = shutdown(fd, Int32(SHUT_RDWR))
     }
 
     /// The next incoming link's channel; waits on a thread of its own until `timeout`.
@@ -107,6 +113,8 @@ public final class KernelL2CAPListener: Sendable {
             }
             let code = errno
             if code == EINTR { continue }
+            // A shut-down listener's accept fails: that is the close, not an error of its own.
+            if closed.withLock({ $0 }) { throw .listenerClosed }
             guard code == EAGAIN || code == EWOULDBLOCK else { throw .from(errno: code, operation: "accept", peer: nil) }
             switch waitForCentralOrClose(until: deadline) {
             case 0: throw .timedOut(peer: nil, waitingFor: "a central to connect", after: timeout)

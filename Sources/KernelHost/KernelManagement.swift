@@ -151,7 +151,8 @@ public enum KernelManagement {
         guard bound == 0 else { throw TransportError.from(errno: errno, operation: .bind, spec: spec, context: .current()) }
 
         let packet = commandPacket(opcode, index: index, parameters: parameters)
-        let written = Glibc.write(fd, packet, packet.count)
+        var written: Int
+        repeat { written = Glibc.write(fd, packet, packet.count) } while written < 0 && errno == EINTR
         let code = errno
         // 0: the kernel refused the command before running it (an index with no adapter)
         // and left its Command Status on the socket, which says why.
