@@ -40,6 +40,8 @@ public final class HCIController: Sendable {
         var commandCredits = 1
         var waiting: [QueuedCommand] = []
         var inFlight: [QueuedCommand] = []
+        /// A thread is sending commands (`pumpCommands`), outside the lock.
+        var sendingCommands = false
         /// The callers of the commands above, by the commands' ids.
         var answers = PendingAnswers<HCIOpcode, [UInt8], HCIError>()
         var eventHandlers: [UInt64: EventHandler] = [:] {
@@ -170,13 +172,13 @@ public final class HCIController: Sendable {
         cancellable: Bool = true
     ) async throws(HCIError) -> [UInt8] {
         let deadline = ContinuousClock.now + timeout
-        let (registered, failedSends): (Result<UInt64, HCIError>, [Resumption]) = state.withLock { state in
-            if let error = state.closedError { return (.failure(error), []) }
+        let registered: Result<UInt64, HCIError> = state.withLock { state in
+            if let error = state.closedError { return .failure(error) }
             let id = state.answers.expect(opcode)
             state.waiting.append(QueuedCommand(id: id, opcode: opcode, packet: packet, completesWithStatus: completesWithStatus))
-            return (.success(id), pumpCommands(&state))
+            return .success(id)
         }
-        for resumption in failedSends { resumption.resume() }
+        for resumption in pumpCommands() { resumption.resume() }
         switch await wait(for: try registered.get(), until: deadline, cancellable: cancellable) {
         case let .value(answer): return answer
         case let .failed(error): throw error
@@ -189,24 +191,52 @@ public final class HCIController: Sendable {
 
     typealias Resumption = PendingAnswers<HCIOpcode, [UInt8], HCIError>.Resumption
 
-    /// Sends queued commands while the controller has room. Runs under the lock so that
-    /// commands reach the wire in the order they were queued. Returns the callers of
-    /// commands the transport refused, to be resumed once the lock is released.
-    private func pumpCommands(_ state: inout State) -> [Resumption] {
+    /// Sends queued commands while the controller has room, in queue order, with no lock
+    /// held while the transport takes them: a byte stream that takes nothing keeps a send
+    /// up to its 2 s, and the reader needs the lock for every event meanwhile. One thread
+    /// sends at a time; one that finds another sending leaves its commands to it, and that
+    /// one takes what was queued meanwhile before it stops. Returns the callers of commands
+    /// the transport refused, to be resumed by the caller.
+    private func pumpCommands() -> [Resumption] {
         var failed: [Resumption] = []
-        while state.commandCredits > 0, !state.waiting.isEmpty {
-            let command = state.waiting.removeFirst()
-            do {
-                try transport.send(command.packet)
-                state.commandCredits -= 1
-                state.inFlight.append(command)
-            } catch {
-                if let resumption = state.answers.fulfill(id: command.id, with: .failed(.transportClosed(error))) {
-                    failed.append(resumption)
+        var batch: [QueuedCommand] = state.withLock { state in
+            guard !state.sendingCommands else { return [] }
+            return takeSendableCommands(&state)
+        }
+        while !batch.isEmpty {
+            var refused: [(id: UInt64, error: TransportError)] = []
+            for command in batch {
+                do throws(TransportError) {
+                    try transport.send(command.packet)
+                } catch {
+                    refused.append((command.id, error))
                 }
+            }
+            batch = state.withLock { state in
+                for (id, error) in refused {
+                    state.inFlight.removeAll { $0.id == id }
+                    if let resumption = state.answers.fulfill(id: id, with: .failed(.transportClosed(error))) {
+                        failed.append(resumption)
+                    }
+                }
+                return takeSendableCommands(&state)
             }
         }
         return failed
+    }
+
+    /// The commands the controller has room for, taken off the queue as in flight, in
+    /// order; `sendingCommands` says whether there are any to send.
+    private func takeSendableCommands(_ state: inout State) -> [QueuedCommand] {
+        var batch: [QueuedCommand] = []
+        while state.commandCredits > 0, !state.waiting.isEmpty {
+            let command = state.waiting.removeFirst()
+            state.commandCredits -= 1
+            state.inFlight.append(command)
+            batch.append(command)
+        }
+        state.sendingCommands = !batch.isEmpty
+        return batch
     }
 
     /// Ends every command's wait with `failure` (the transport closed, the controller failed).
@@ -260,6 +290,7 @@ public final class HCIController: Sendable {
         var hardwareCode: UInt8?
         var hardwareErrors = 0
         var unmatched: (opcode: HCIOpcode, count: Int)?
+        var creditsReturned = false
         let handlers: [EventHandler] = state.withLock { state in
             switch event {
             case let .commandComplete(complete):
@@ -275,7 +306,7 @@ public final class HCIController: Sendable {
                         unmatched = (complete.opcode, state.statistics.unmatchedCommandCompletes)
                     }
                 }
-                resumptions += pumpCommands(&state)
+                creditsReturned = true
             case let .commandStatus(status):
                 state.commandCredits = Int(status.numHCICommandPackets)
                 if status.opcode.rawValue != 0,
@@ -287,7 +318,7 @@ public final class HCIController: Sendable {
                         }
                     }
                 }
-                resumptions += pumpCommands(&state)
+                creditsReturned = true
             case let .numberOfCompletedPackets(counts):
                 for completion in counts.completions {
                     state.aclFlow.complete(handle: completion.connectionHandle, count: Int(completion.completedPackets))
@@ -313,6 +344,7 @@ public final class HCIController: Sendable {
             }
             return state.eventHandlerList
         }
+        if creditsReturned { resumptions += pumpCommands() }
         for resumption in resumptions { resumption.resume() }
         // Sent here, on the thread that brought the credits, in the order they waited.
         for waiter in releasedACL { waiter.onceSent(Result { () throws(HCIError) in try transmit(waiter.packet) }) }
@@ -591,8 +623,8 @@ extension HCIController: PendingAnswersOwner {
                 state.inFlight.remove(at: index)
             }
             let expired = state.answers.fulfill(id: id, with: .expired)
-            return (expired.map { [$0] } ?? []) + pumpCommands(&state)
-        }
+            return expired.map { [$0] } ?? []
+        } + pumpCommands()
         // Logged before the caller hears of it, so the line comes before whatever it does next.
         if let timedOut {
             logger.warning(

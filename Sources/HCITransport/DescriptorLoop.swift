@@ -48,8 +48,8 @@ package final class DescriptorLoop: Sendable {
     private struct Output {
         /// False once the descriptor is closed.
         var open = true
-        /// A byte stream, once the reader runs: how long the reader's own frames may wait
-        /// for the stream to take them.
+        /// A byte stream, once started: how long the reader's own frames may wait for the
+        /// stream to take them.
         var streamTimeout: Duration?
         /// The reader thread of a stream. What it writes while it handles a chunk waits in
         /// `pending` and goes out in one write when the handler returns, so the answers to
@@ -143,6 +143,8 @@ package final class DescriptorLoop: Sendable {
         let failure: TransportError? = state.withLock { state in
             if state.closeRequested { return .notOpen(spec: name) }
             if state.started { return .alreadyStarted(spec: name) }
+            // Before the thread runs: a send right after `start` returns already queues.
+            if let streamTimeout { output.withLock { $0.streamTimeout = streamTimeout } }
             switch PosixThread.start({ self.run(chunk: chunk, closed: closed, streamTimeout: streamTimeout) }) {
             case let .success(thread):
                 state.thread = thread
@@ -195,11 +197,13 @@ package final class DescriptorLoop: Sendable {
             // The wake pipe is readable once the descriptor closes or the stream fails, so
             // this never sleeps past either (the number may be reused after a close: the
             // pipe, or the deadline, still ends the wait, and the lock then says closed).
+            // At most 10 ms: another sender may write the rest of this frame and fill the
+            // stream, and no POLLOUT would then tell this one its frame is out.
             var entries = [pollfd(fd: fd, events: Int16(POLLOUT), revents: 0),
                            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-            _ = poll(&entries, 2, Posix.pollTimeout(until: deadline))
+            _ = poll(&entries, 2, min(10, Posix.pollTimeout(until: deadline)))
             let failure: TransportError?? = output.withLock { output in
-                guard output.open else { return .some(output.failure ?? .notOpen(spec: name)) }
+                guard output.open, !closing.load(ordering: .relaxed) else { return .some(output.failure ?? .notOpen(spec: name)) }
                 if output.failure == nil { writePending(&output) }
                 if let failure = output.failure { return .some(failure) }
                 if output.taken >= end { return .some(nil) }
@@ -370,12 +374,7 @@ package final class DescriptorLoop: Sendable {
     private func run(chunk: ChunkHandler, closed: @Sendable (TransportError?) -> Void, streamTimeout: Duration?) {
         let buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: readSize)
         defer { buffer.deallocate() }
-        if let streamTimeout {
-            output.withLock { output in
-                output.streamTimeout = streamTimeout
-                output.reader = pthread_self()
-            }
-        }
+        if streamTimeout != nil { output.withLock { $0.reader = pthread_self() } }
         var deadline: UInt64?
         var failure: TransportError?
         // Until then the reader tries reads without sleeping (ReaderWait.spinning).

@@ -13,27 +13,8 @@ import TestSupport
 @Suite struct StalledStreamTests {
     let acl: [HCIPacket] = (1...3).map { HCIPacket(.acl, [0x40, 0x00, 0x01, 0x00, UInt8($0)]) }
 
-    /// The controller's end of a socketpair and a stream transport on the other, whose
-    /// send buffer is already full: the controller has read nothing. Returns how many
-    /// filler bytes the controller must read before the transport's first frame.
-    func stalledPair() throws -> (controller: Int32, transport: DescriptorTransport, filler: Int) {
-        var pair: [Int32] = [-1, -1]
-        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
-        let transport = try DescriptorTransport.stream(fd: pair[1], name: "socketpair")
-        // The transport made its end non-blocking: write straight into it until it is full.
-        var filler = 0
-        let chunk = [UInt8](repeating: 0xEE, count: 4096)
-        while true {
-            let written = chunk.withUnsafeBytes { send(pair[1], $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if written <= 0 { break }
-            filler += written
-        }
-        #expect(errno == EAGAIN || errno == EWOULDBLOCK)
-        return (pair[0], transport, filler)
-    }
-
     @Test func aWriteTheStreamHoldsBackDoesNotHoldTheReader() throws {
-        let (controller, transport, filler) = try stalledPair()
+        let (controller, transport, filler) = try stalledStreamPair()
         defer { close(controller) }
         let writerReturned = Atomic(false)
         let received = Inbox<Bool>()
@@ -74,7 +55,7 @@ import TestSupport
     }
 
     @Test func aStreamThatTakesNothingEndsAtItsDeadlineAndTheReaderHearsTheControllerMeanwhile() throws {
-        let (controller, transport, _) = try stalledPair()
+        let (controller, transport, _) = try stalledStreamPair()
         defer { close(controller) }
         let received = Inbox<HCIPacket>()
         let ended = Inbox<TransportError?>()
@@ -101,7 +82,7 @@ import TestSupport
     }
 
     @Test func theReadersBacklogIsBoundedAndOverflowingItEndsTheTransport() throws {
-        let (controller, transport, _) = try stalledPair()
+        let (controller, transport, _) = try stalledStreamPair()
         defer { close(controller) }
         let ended = Inbox<TransportError?>()
         let big = HCIPacket(.acl, [0x40, 0x00, 0x00, 0x04] + [UInt8](repeating: 0xAB, count: 1024))

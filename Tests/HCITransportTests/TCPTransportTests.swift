@@ -32,24 +32,6 @@ final class FakeControllerListener {
     deinit { close(listener) }
 }
 
-/// Reads exactly `count` bytes from `fd` within 5 s.
-func readExactly(_ fd: Int32, _ count: Int) -> [UInt8] {
-    var out: [UInt8] = []
-    let deadline = MonotonicClock.nanoseconds() + 5_000_000_000
-    var buffer = [UInt8](repeating: 0, count: count)
-    while out.count < count {
-        guard Posix.wait(fd, for: Int16(POLLIN), until: deadline) > 0 else { break }
-        let n = read(fd, &buffer, count - out.count)
-        if n <= 0 { break }
-        out += buffer[0..<n]
-    }
-    return out
-}
-
-func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
-    bytes.withUnsafeBytes { _ = try? Posix.writeAll(fd, $0, until: UInt64.max, isSocket: false) }
-}
-
 @Suite struct TCPTransportTests {
     @Test func packetsBothWaysAndCloseFromFarSide() throws {
         let listener = try FakeControllerListener()
