@@ -70,4 +70,21 @@ import Testing
         #expect(bearers.allSatisfy { $0.sent == [[0x0B] + Array("BareBLE".utf8)] })
         withExtendedLifetime(links) {}
     }
+
+    @Test func aNotificationDoesNotOvertakeAnAnswerMadeBeforeIt() async throws {
+        let bearer = SlowSendBearer()
+        let server = ATTServer(bearer: bearer, store: InMemoryAttributeStore.testDatabase(), bearerID: 0x0040)
+        let client = ATTClient(bearer: bearer, server: server)
+        bearer.inject([[0x0A, 0x03, 0x00]])
+        try await waitUntil({ bearer.waiting == 1 }, timeout: .seconds(10))
+        // The value changes after the read was answered: its notification must reach the
+        // client after the answer, or the client keeps the old value the answer carries.
+        let notified = Task.detached { try server.notify(handle: 0x0003, value: [0x01]) }
+        // Sequencing only: the notification is on its way before the sends are released.
+        try await Task.sleep(for: .milliseconds(100))
+        bearer.release()
+        try await notified.value
+        #expect(bearer.sent == [[0x0B] + Array("BareBLE".utf8), [0x1B, 0x03, 0x00, 0x01]])
+        withExtendedLifetime(client) {}
+    }
 }

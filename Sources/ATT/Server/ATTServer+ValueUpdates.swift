@@ -1,4 +1,5 @@
 import BluetoothCore
+import Dispatch
 
 /// What an indication's caller waits for.
 package enum IndicationWait: Hashable, Sendable {
@@ -153,10 +154,18 @@ extension ATTServer {
     }
 
     /// A host PDU the caller may retry: refused without queueing when the layer below is full.
+    /// On a bearer whose send may wait it goes through `waitingSends`, waited for, so it
+    /// cannot overtake an answer made before it (a notification of a new value reaching the
+    /// client before the read response with the old one, which the client would keep).
     private func sendHostPDU(_ bytes: [UInt8]) throws(ATTServerError) {
-        let sent: Bool
-        do { sent = try bearer.sendUnlessFull(bytes) } catch { throw .bearerClosed(error) }
-        guard sent else { throw .outgoingQueueFull }
+        let send = { @Sendable () -> Result<Void, ATTServerError> in
+            let sent: Bool
+            do throws(ATTBearerError) { sent = try self.bearer.sendUnlessFull(bytes) } catch { return .failure(.bearerClosed(error)) }
+            return sent ? .success(()) : .failure(.outgoingQueueFull)
+        }
+        guard let waitingSends, DispatchQueue.getSpecific(key: Self.waitingSendsKey) == nil else { return try send().get() }
+        let result: Result<Void, ATTServerError> = waitingSends.sync { send() }
+        try result.get()
     }
 
     /// Opcode, handle, and as much of the value as ATT_MTU - 3 allows, in one allocation.

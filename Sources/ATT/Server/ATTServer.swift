@@ -97,6 +97,9 @@ public final class ATTServer: Sendable {
     /// when `send` never waits: then they are sent where they are made, and reads of stored
     /// values are answered on the thread that delivered them.
     let waitingSends: DispatchQueue?
+    /// Set on `waitingSends`: a send made from it (an observer told of a stop) runs there
+    /// at once instead of waiting for itself.
+    static let waitingSendsKey = DispatchSpecificKey<Void>()
     let state: Lock<State>
 
     enum Item: Sendable {
@@ -146,6 +149,7 @@ public final class ATTServer: Sendable {
         processor = ATTRequestProcessor(store: store, receiveMTU: receiveMTU)
         self.verifier = verifier
         waitingSends = bearer.sendNeverWaits ? nil : DispatchQueue(label: "bareble.att.server-sends")
+        waitingSends?.setSpecific(key: Self.waitingSendsKey, value: ())
         state = Lock(State(
             context: ATTServerContext(
                 bearer: bearerID, instance: Self.instances.add(1, ordering: .relaxed).newValue, peer: peer, security: security),
