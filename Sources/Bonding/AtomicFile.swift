@@ -14,10 +14,15 @@ enum AtomicFile {
     static func makeDirectory(_ path: String) throws(BondStoreError) {
         var prefix = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
+            let parent = prefix.isEmpty ? "/" : prefix
             prefix += "/" + component
             if mkdir(prefix, 0o700) != 0 {
                 let code = errno
                 guard code == EEXIST else { throw .system(operation: "create the directory", path: prefix, errno: code) }
+            } else {
+                // A new directory's entry is in its parent: flushed, so a power cut after
+                // the first bond was written cannot take the directory, bonds and all.
+                try syncDirectory(parent)
             }
         }
         var status = stat()
@@ -138,27 +143,32 @@ enum AtomicFile {
 ///
 /// The threads of this process queue for it in-process first (one mutex per directory,
 /// known by device and inode, so two spellings of one path share it), in the order the
-/// mutex gives; only the thread at the front asks the kernel, and it waits for another
-/// process's holder at most `timeout`, polling (a non-blocking flock, 1 ms doubling to 50
-/// ms). Polling alone starved threads of one process under ordinary contention (200 saves
-/// at once, one past 5 s), since it loses the kernel's queue of waiters.
+/// mutex gives; only the thread at the front asks the kernel, polling (a non-blocking
+/// flock, 1 ms doubling to 50 ms) until `timeout` from the call, and always at least once.
+/// Polling alone starved threads of one process under ordinary contention (200 saves at
+/// once, one past 5 s), since it loses the kernel's queue of waiters; with the queue a
+/// thread behind others finds the lock free when its turn comes, however late.
 struct DirectoryLock: ~Copyable {
     private let fd: Int32
     private let queue: ProcessQueue
 
     init(_ directory: String, timeout: Duration) throws(BondStoreError) {
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw .system(operation: "open", path: directory, errno: errno) }
+        // From the call: a thread that queued behind one which waited out another process's
+        // holder tries the kernel once and fails too, instead of waiting a whole timeout of
+        // its own (k threads would otherwise wait k timeouts).
+        let (seconds, attoseconds) = timeout.components
+        let deadline = MonotonicClock.nanoseconds()
+            &+ UInt64(max(0, min(seconds, 1 << 30))) &* 1_000_000_000 &+ UInt64(max(0, attoseconds / 1_000_000_000))
         var status = stat()
-        guard fstat(fd, &status) == 0 else {
-            let code = errno
-            close(fd)
-            throw .system(operation: "lock", path: directory, errno: code)
-        }
+        guard stat(directory, &status) == 0 else { throw .system(operation: "open", path: directory, errno: errno) }
         let queue = ProcessQueue.of(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
         queue.enter()
-        let deadline = MonotonicClock.nanoseconds() &+ UInt64(timeout.components.seconds) &* 1_000_000_000
-            &+ UInt64(timeout.components.attoseconds / 1_000_000_000)
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let code = errno
+            queue.leave()
+            throw .system(operation: "open", path: directory, errno: code)
+        }
         var pause: UInt32 = 1_000
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             let code = errno

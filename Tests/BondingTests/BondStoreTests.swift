@@ -225,4 +225,34 @@ import TestSupport
         try store.save(F.bond(2))
         #expect(store.bonds.map(\.peer) == [F.bond(2).peer])
     }
+
+    /// Threads of one process queued behind the one waiting for another process's holder
+    /// fail by their own deadline too, not one deadline after another.
+    @Test func threadsQueuedBehindAWaitFailByTheirOwnDeadline() throws {
+        let store = try BondStore(directory: F.directory(), identity: .public(F.localPublic), lockTimeout: .seconds(1))
+        let holder = open(store.directory, O_RDONLY | O_DIRECTORY)
+        #expect(flock(holder, LOCK_EX) == 0)
+        let outcomes = Inbox<String>()
+        // Threads of their own, all started now (a dispatch queue would start some only
+        // when others end, and their calls, so their deadlines, would come later).
+        for index in 0..<4 {
+            let started = PosixThread.start {
+                do throws(BondStoreError) {
+                    try store.save(F.bond(UInt64(index + 1)))
+                    outcomes.put("saved")
+                } catch {
+                    let text = if case .lockTimedOut = error { "timed out" } else { "\(error)" }
+                    outcomes.put(text)
+                }
+            }
+            if case let .success(thread) = started { pthread_detach(thread) }
+        }
+        // Held well past every thread's deadline, then given up. Before, the fourth thread
+        // was still waiting its own second (after three others') and saved once released.
+        var pause = timespec(tv_sec: 2, tv_nsec: 500_000_000)
+        nanosleep(&pause, nil)
+        close(holder)
+        #expect(outcomes.wait(for: 4).sorted() == Array(repeating: "timed out", count: 4))
+        #expect(store.bonds.isEmpty)
+    }
 }
