@@ -31,15 +31,17 @@ public final class DescriptorTransport: HCITransport {
     /// bridge's socket, a device node opened its own way). Takes ownership of `fd`. Without
     /// `framing`, a stream socket gets ``H4Framer/Configuration/reliable`` framing (it loses
     /// no byte) and anything else the stall gap of a UART.
+    /// `sendTimeout`: how long a send may wait for the stream to take its frame (a UART
+    /// held by CTS), after which the stream ends.
     public static func stream(
         fd: Int32, name: String, framing: H4Framer.Configuration? = nil, wait: ReaderWait = .blocking,
-        logger: Logger = Logger(label: DescriptorTransport.defaultLogLabel)
+        sendTimeout: Duration = .seconds(2), logger: Logger = Logger(label: DescriptorTransport.defaultLogLabel)
     ) throws(TransportError) -> DescriptorTransport {
         var status = stat()
         let isSocket = fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
         let loop = try DescriptorLoop(fd: fd, spec: nil, name: name, isSocket: isSocket, wait: wait)
         let framing = framing ?? (isSocket ? .controllerToHost.reliable : .controllerToHost)
-        return DescriptorTransport(loop: loop, framing: .stream(framing), logger: logger)
+        return DescriptorTransport(loop: loop, framing: .stream(framing), sendTimeout: sendTimeout, logger: logger)
     }
 
     init(

@@ -1,6 +1,7 @@
 @testable import ATT
 import BluetoothCore
 import Dispatch
+import Foundation
 import Glibc
 import TestSupport
 import Testing
@@ -49,19 +50,19 @@ import Testing
             return (server, ATTClient(bearer: bearer, server: server))
         }
         for bearer in bearers { bearer.inject([[0x0A, 0x03, 0x00]]) }
-        // Watched from a dispatch thread, not the pool: whether a task still runs while
-        // every answer waits. Before, each drain task sat in its send, and with them every
-        // thread of the pool, until the sends were released.
-        let probeRan: Bool = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                let ran = Lock(false)
-                for _ in 0..<1000 where bearers.reduce(0, { $0 + $1.waiting }) == 0 { usleep(10_000) }
-                usleep(200_000)
-                Task.detached { ran.withLock { $0 = true } }
-                for _ in 0..<300 where !ran.withLock({ $0 }) { usleep(10_000) }
-                for bearer in bearers { bearer.release() }
-                continuation.resume(returning: ran.withLock { $0 })
-            }
+        // Watched from a thread of its own, not the pool (on Linux `DispatchQueue.global()`
+        // runs on the pool's threads): whether a task still runs while every answer waits. Before, each
+        // drain task sat in its send, and with them every thread of the pool, until the
+        // sends were released.
+        let probeRan = try await onOwnThread { () -> Bool in
+            let ran = Lock(false)
+            for _ in 0..<1000 where bearers.reduce(0, { $0 + $1.waiting }) == 0 { usleep(10_000) }
+            usleep(200_000)
+            Task.detached { ran.withLock { $0 = true } }
+            // Up to 20 s: other tests running beside this one may keep the pool busy.
+            for _ in 0..<2000 where !ran.withLock({ $0 }) { usleep(10_000) }
+            for bearer in bearers { bearer.release() }
+            return ran.withLock { $0 }
         }
         #expect(probeRan)
         try await withDeadline("every answer") {
@@ -79,11 +80,20 @@ import Testing
         try await waitUntil({ bearer.waiting == 1 }, timeout: .seconds(10))
         // The value changes after the read was answered: its notification must reach the
         // client after the answer, or the client keeps the old value the answer carries.
-        let notified = Task.detached { try server.notify(handle: 0x0003, value: [0x01]) }
+        // On a thread of its own: notify waits for the answer's send, which is held.
+        let notified = Inbox<String>()
+        Thread {
+            do throws(ATTServerError) {
+                try server.notify(handle: 0x0003, value: [0x01])
+                notified.put("sent")
+            } catch {
+                notified.put("\(error)")
+            }
+        }.start()
         // Sequencing only: the notification is on its way before the sends are released.
         try await Task.sleep(for: .milliseconds(100))
         bearer.release()
-        try await notified.value
+        #expect(try await onOwnThread { notified.wait(for: 1) } == ["sent"])
         #expect(bearer.sent == [[0x0B] + Array("BareBLE".utf8), [0x1B, 0x03, 0x00, 0x01]])
         withExtendedLifetime(client) {}
     }

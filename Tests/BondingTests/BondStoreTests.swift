@@ -200,35 +200,35 @@ import TestSupport
 @Suite struct BondDirectoryLockTests {
     typealias F = BondFixtures
 
-    @Test func aLockAnotherProcessKeepsEndsTheSaveAtTheDeadlineAndSaysWhy() throws {
+    @Test func aLockAnotherProcessKeepsEndsTheSaveAtTheDeadlineAndSaysWhy() async throws {
         let store = try BondStore(directory: F.directory(), identity: .public(F.localPublic), lockTimeout: .milliseconds(300))
         // flock locks belong to an open file description: one opened here conflicts with
         // the store's as another process's would (a tool stopped with Ctrl-Z mid-write).
         let holder = open(store.directory, O_RDONLY | O_DIRECTORY)
         #expect(flock(holder, LOCK_EX) == 0)
         let outcome = Inbox<String>()
-        DispatchQueue.global().async {
+        Thread {
             do throws(BondStoreError) {
                 try store.save(F.bond(1))
                 outcome.put("saved")
             } catch {
                 outcome.put("\(error)")
             }
-        }
+        }.start()
         // Before, the save waited for as long as the lock was held.
-        let result = outcome.wait(for: 1, seconds: 10)
+        let result = try await onOwnThread { outcome.wait(for: 1, seconds: 10) }
         close(holder)
         #expect(result.first?.contains("another process has held the lock of the bond directory") == true, "\(result)")
         #expect(result.first?.contains("fuser -v \(store.directory)") == true)
         // Released: the next save goes through, and the failed one wrote nothing.
-        if result.isEmpty { _ = outcome.wait(for: 1) }
+        if result.isEmpty { _ = try await onOwnThread { outcome.wait(for: 1) } }
         try store.save(F.bond(2))
         #expect(store.bonds.map(\.peer) == [F.bond(2).peer])
     }
 
     /// Threads of one process queued behind the one waiting for another process's holder
     /// fail by their own deadline too, not one deadline after another.
-    @Test func threadsQueuedBehindAWaitFailByTheirOwnDeadline() throws {
+    @Test func threadsQueuedBehindAWaitFailByTheirOwnDeadline() async throws {
         let store = try BondStore(directory: F.directory(), identity: .public(F.localPublic), lockTimeout: .seconds(1))
         let holder = open(store.directory, O_RDONLY | O_DIRECTORY)
         #expect(flock(holder, LOCK_EX) == 0)
@@ -249,10 +249,9 @@ import TestSupport
         }
         // Held well past every thread's deadline, then given up. Before, the fourth thread
         // was still waiting its own second (after three others') and saved once released.
-        var pause = timespec(tv_sec: 2, tv_nsec: 500_000_000)
-        nanosleep(&pause, nil)
+        try await Task.sleep(for: .milliseconds(2500))
         close(holder)
-        #expect(outcomes.wait(for: 4).sorted() == Array(repeating: "timed out", count: 4))
+        #expect(try await onOwnThread { outcomes.wait(for: 4) }.sorted() == Array(repeating: "timed out", count: 4))
         #expect(store.bonds.isEmpty)
     }
 }

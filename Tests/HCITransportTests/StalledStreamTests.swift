@@ -13,7 +13,7 @@ import TestSupport
 @Suite struct StalledStreamTests {
     let acl: [HCIPacket] = (1...3).map { HCIPacket(.acl, [0x40, 0x00, 0x01, 0x00, UInt8($0)]) }
 
-    @Test func aWriteTheStreamHoldsBackDoesNotHoldTheReader() throws {
+    @Test func aWriteTheStreamHoldsBackDoesNotHoldTheReader() async throws {
         let (controller, transport, filler) = try stalledStreamPair()
         defer { close(controller) }
         let writerReturned = Atomic(false)
@@ -28,7 +28,8 @@ import TestSupport
         defer { transport.close() }
         let started = DispatchSemaphore(value: 0)
         let outcome = Inbox<String>()
-        DispatchQueue.global().async {
+        // A thread of its own: the send blocks it (a dispatch queue's would be the pool's).
+        let writer = PosixThread.start {
             started.signal()
             do throws(TransportError) {
                 try transport.send(acl[0])
@@ -38,24 +39,25 @@ import TestSupport
             }
             writerReturned.store(true, ordering: .releasing)
         }
-        #expect(started.wait(timeout: .now() + 5) == .success)
+        if case let .success(thread) = writer { pthread_detach(thread) }
+        #expect(try await onOwnThread { started.wait(timeout: .now() + 5) } == .success)
         // Let the writer reach its wait for the full stream (sequencing only: with the
         // stream full it waits there until the controller reads).
-        var pause = timespec(tv_sec: 0, tv_nsec: 200_000_000)
-        nanosleep(&pause, nil)
+        try await Task.sleep(for: .milliseconds(200))
         writeAll(controller, Samples.resetComplete.h4Bytes)
         // Heard while the write still waited. Before, the reader waited for the writer's
-        // lock until the write's 2 s ran out.
-        #expect(received.wait(for: 1) == [false])
+        // lock until the write's time ran out.
+        #expect(try await onOwnThread { received.wait(for: 1) } == [false])
         // The controller reads again: the filler, the waiting frame, then the reader's.
-        #expect(readExactly(controller, filler).count == filler)
         let frames = acl[0].h4Bytes + acl[1].h4Bytes
-        #expect(readExactly(controller, frames.count) == frames)
-        #expect(outcome.wait(for: 1) == ["sent"])
+        let read = try await onOwnThread { (readExactly(controller, filler).count, readExactly(controller, frames.count)) }
+        #expect(read.0 == filler)
+        #expect(read.1 == frames)
+        #expect(try await onOwnThread { outcome.wait(for: 1) } == ["sent"])
     }
 
-    @Test func aStreamThatTakesNothingEndsAtItsDeadlineAndTheReaderHearsTheControllerMeanwhile() throws {
-        let (controller, transport, _) = try stalledStreamPair()
+    @Test func aStreamThatTakesNothingEndsAtItsDeadlineAndTheReaderHearsTheControllerMeanwhile() async throws {
+        let (controller, transport, _) = try stalledStreamPair(sendTimeout: .seconds(2))
         defer { close(controller) }
         let received = Inbox<HCIPacket>()
         let ended = Inbox<TransportError?>()
@@ -66,14 +68,14 @@ import TestSupport
         }, closed: { ended.put($0) })
         defer { transport.close() }
         writeAll(controller, Samples.resetComplete.h4Bytes)
-        #expect(received.wait(for: 1) == [Samples.resetComplete])
+        #expect(try await onOwnThread { received.wait(for: 1) } == [Samples.resetComplete])
         // Before, the reader itself waited its 2 s for the stream to take the answer to the
         // first event, then ended: the second was never read.
         writeAll(controller, Samples.commandStatus.h4Bytes)
-        #expect(received.wait(for: 2) == [Samples.resetComplete, Samples.commandStatus])
+        #expect(try await onOwnThread { received.wait(for: 2) } == [Samples.resetComplete, Samples.commandStatus])
         #expect(ended.snapshot.isEmpty)
         // Nothing taken for the send timeout: the transport ends, and says why.
-        let outcome = ended.wait(for: 1)
+        let outcome = try await onOwnThread { ended.wait(for: 1) }
         guard case .timedOut? = outcome.first ?? nil else {
             Issue.record("the transport should end timed out, not \(outcome)")
             return
@@ -81,7 +83,7 @@ import TestSupport
         #expect(throws: TransportError.self) { try transport.send(acl[1]) }
     }
 
-    @Test func theReadersBacklogIsBoundedAndOverflowingItEndsTheTransport() throws {
+    @Test func theReadersBacklogIsBoundedAndOverflowingItEndsTheTransport() async throws {
         let (controller, transport, _) = try stalledStreamPair()
         defer { close(controller) }
         let ended = Inbox<TransportError?>()
@@ -92,7 +94,7 @@ import TestSupport
         }, closed: { ended.put($0) })
         defer { transport.close() }
         writeAll(controller, Samples.resetComplete.h4Bytes)
-        let outcome = ended.wait(for: 1)
+        let outcome = try await onOwnThread { ended.wait(for: 1) }
         guard case let .outputBacklog(_, bytes)? = outcome.first ?? nil else {
             Issue.record("the transport should end on its backlog, not \(outcome)")
             return
