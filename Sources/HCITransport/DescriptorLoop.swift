@@ -176,13 +176,28 @@ package final class DescriptorLoop: Sendable {
             guard output.pending.count + bytes.count <= Self.backlogLimit else {
                 return .failure(fail(&output, .outputBacklog(spec: name, bytes: output.pending.count + bytes.count)))
             }
-            output.pending.append(contentsOf: bytes)
-            output.queued &+= UInt64(bytes.count)
-            if let reader = output.reader, pthread_equal(reader, pthread_self()) != 0 {
+            let fromReader = output.reader.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+            // The common case, nothing waiting and another thread's frame: straight from the
+            // caller's bytes, with no copy into `pending` unless the stream leaves some.
+            var taken = 0
+            let tried = !fromReader && output.pending.isEmpty
+            if tried {
+                taken = Posix.writeSome(fd, bytes, isSocket: isSocket)
+                if taken < 0 {
+                    return .failure(fail(&output, TransportError.from(errno: Int32(-taken), operation: .write, spec: spec)))
+                }
+                output.queued &+= UInt64(taken)
+                output.taken &+= UInt64(taken)
+                if taken == bytes.count { return .success(nil) }
+                output.stalledSince = MonotonicClock.nanoseconds()
+            }
+            output.pending.append(contentsOf: bytes[taken...])
+            output.queued &+= UInt64(bytes.count - taken)
+            if fromReader {
                 if output.pending.count >= Self.coalescingLimit { writePending(&output) }
                 return output.failure.map { .failure($0) } ?? .success(nil)
             }
-            writePending(&output)
+            if !tried { writePending(&output) }
             if let failure = output.failure { return .failure(failure) }
             return .success(output.taken >= output.queued ? nil : output.queued)
         }
