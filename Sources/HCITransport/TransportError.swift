@@ -78,6 +78,9 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     case radioFailed(detail: String)
     /// The stream took nothing while more than ``DescriptorLoop/backlogLimit`` bytes of
     /// frames queued for it: `bytes` were waiting.
+    // Last on purpose: placed before `radioFailed`, debug builds of VirtualRadioTests
+    // crashed reading a garbled `radioFailed` string inside `#expect(throws:)` closures
+    // (Swift 6.3.1; the same class of fault BondStoreTests notes for that macro).
     case outputBacklog(spec: String, bytes: Int)
 
     public var description: String {
