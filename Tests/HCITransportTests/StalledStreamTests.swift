@@ -57,7 +57,9 @@ import TestSupport
     }
 
     @Test func aStreamThatTakesNothingEndsAtItsDeadlineAndTheReaderHearsTheControllerMeanwhile() async throws {
-        let (controller, transport, _) = try stalledStreamPair(sendTimeout: .seconds(2))
+        // 10 s: long enough for a loaded machine to hand the test both events before it
+        // runs out (2 s was not, in a full parallel run).
+        let (controller, transport, _) = try stalledStreamPair(sendTimeout: .seconds(10))
         defer { close(controller) }
         let received = Inbox<HCIPacket>()
         let ended = Inbox<TransportError?>()
@@ -69,13 +71,13 @@ import TestSupport
         defer { transport.close() }
         writeAll(controller, Samples.resetComplete.h4Bytes)
         #expect(try await onOwnThread { received.wait(for: 1) } == [Samples.resetComplete])
-        // Before, the reader itself waited its 2 s for the stream to take the answer to the
-        // first event, then ended: the second was never read.
+        // Before, the reader itself waited out the send timeout for the stream to take the
+        // answer to the first event, then ended: the second was never read.
         writeAll(controller, Samples.commandStatus.h4Bytes)
         #expect(try await onOwnThread { received.wait(for: 2) } == [Samples.resetComplete, Samples.commandStatus])
         #expect(ended.snapshot.isEmpty)
         // Nothing taken for the send timeout: the transport ends, and says why.
-        let outcome = try await onOwnThread { ended.wait(for: 1) }
+        let outcome = try await onOwnThread { ended.wait(for: 1, seconds: 30) }
         guard case .timedOut? = outcome.first ?? nil else {
             Issue.record("the transport should end timed out, not \(outcome)")
             return
