@@ -40,26 +40,27 @@ import TestSupport
             writerReturned.store(true, ordering: .releasing)
         }
         if case let .success(thread) = writer { pthread_detach(thread) }
-        #expect(try await onOwnThread { started.wait(timeout: .now() + 5) } == .success)
+        #expect(try await onOwnThread { started.wait(timeout: .now() + 60) } == .success)
         // Let the writer reach its wait for the full stream (sequencing only: with the
         // stream full it waits there until the controller reads).
         try await Task.sleep(for: .milliseconds(200))
         writeAll(controller, Samples.resetComplete.h4Bytes)
         // Heard while the write still waited. Before, the reader waited for the writer's
         // lock until the write's time ran out.
-        #expect(try await onOwnThread { received.wait(for: 1) } == [false])
+        #expect(try await onOwnThread { received.wait(for: 1, seconds: 60) } == [false])
         // The controller reads again: the filler, the waiting frame, then the reader's.
         let frames = acl[0].h4Bytes + acl[1].h4Bytes
-        let read = try await onOwnThread { (readExactly(controller, filler).count, readExactly(controller, frames.count)) }
+        let read = try await onOwnThread { (readExactly(controller, filler, seconds: 60).count, readExactly(controller, frames.count, seconds: 60)) }
         #expect(read.0 == filler)
         #expect(read.1 == frames)
-        #expect(try await onOwnThread { outcome.wait(for: 1) } == ["sent"])
+        #expect(try await onOwnThread { outcome.wait(for: 1, seconds: 60) } == ["sent"])
     }
 
     @Test func aStreamThatTakesNothingEndsAtItsDeadlineAndTheReaderHearsTheControllerMeanwhile() async throws {
-        // 10 s: long enough for a loaded machine to hand the test both events before it
-        // runs out (2 s was not, in a full parallel run).
-        let (controller, transport, _) = try stalledStreamPair(sendTimeout: .seconds(10))
+        // 60 s: long enough for a loaded machine to hand the test both events before it
+        // runs out (2 s and 10 s were not: the full parallel run stalls whole tests for
+        // tens of seconds at its start).
+        let (controller, transport, _) = try stalledStreamPair(sendTimeout: .seconds(60))
         defer { close(controller) }
         let received = Inbox<HCIPacket>()
         let ended = Inbox<TransportError?>()
@@ -70,14 +71,14 @@ import TestSupport
         }, closed: { ended.put($0) })
         defer { transport.close() }
         writeAll(controller, Samples.resetComplete.h4Bytes)
-        #expect(try await onOwnThread { received.wait(for: 1) } == [Samples.resetComplete])
+        #expect(try await onOwnThread { received.wait(for: 1, seconds: 60) } == [Samples.resetComplete])
         // Before, the reader itself waited out the send timeout for the stream to take the
         // answer to the first event, then ended: the second was never read.
         writeAll(controller, Samples.commandStatus.h4Bytes)
-        #expect(try await onOwnThread { received.wait(for: 2) } == [Samples.resetComplete, Samples.commandStatus])
+        #expect(try await onOwnThread { received.wait(for: 2, seconds: 60) } == [Samples.resetComplete, Samples.commandStatus])
         #expect(ended.snapshot.isEmpty)
         // Nothing taken for the send timeout: the transport ends, and says why.
-        let outcome = try await onOwnThread { ended.wait(for: 1, seconds: 30) }
+        let outcome = try await onOwnThread { ended.wait(for: 1, seconds: 120) }
         guard case .timedOut? = outcome.first ?? nil else {
             Issue.record("the transport should end timed out, not \(outcome)")
             return
@@ -96,7 +97,7 @@ import TestSupport
         }, closed: { ended.put($0) })
         defer { transport.close() }
         writeAll(controller, Samples.resetComplete.h4Bytes)
-        let outcome = try await onOwnThread { ended.wait(for: 1) }
+        let outcome = try await onOwnThread { ended.wait(for: 1, seconds: 60) }
         guard case let .outputBacklog(_, bytes)? = outcome.first ?? nil else {
             Issue.record("the transport should end on its backlog, not \(outcome)")
             return

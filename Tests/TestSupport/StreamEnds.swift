@@ -31,9 +31,10 @@ public func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
 /// buffer is already full: the controller has read nothing (a UART held by CTS, a TCP peer
 /// that stopped reading). `filler` is how many bytes the controller must read before the
 /// transport's first frame. `sendTimeout` is the transport's: long by default, so a test
-/// on a loaded machine reads the controller's end before a waiting send gives up.
+/// on a loaded machine (a full parallel run stalls whole tests for tens of seconds) reads
+/// the controller's end before a waiting send gives up.
 public func stalledStreamPair(
-    sendTimeout: Duration = .seconds(30)
+    sendTimeout: Duration = .seconds(120)
 ) throws -> (controller: Int32, transport: DescriptorTransport, filler: Int) {
     var pair: [Int32] = [-1, -1]
     guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else {
