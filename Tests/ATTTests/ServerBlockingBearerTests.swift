@@ -50,21 +50,14 @@ import Testing
             return (server, ATTClient(bearer: bearer, server: server))
         }
         for bearer in bearers { bearer.inject([[0x0A, 0x03, 0x00]]) }
-        // Watched from a thread of its own, not the pool (on Linux `DispatchQueue.global()`
-        // runs on the pool's threads): whether a task still runs while every answer waits. Before, each
-        // drain task sat in its send, and with them every thread of the pool, until the
-        // sends were released.
-        let probeRan = try await onOwnThread { () -> Bool in
-            let ran = Lock(false)
-            for _ in 0..<1000 where bearers.reduce(0, { $0 + $1.waiting }) == 0 { usleep(10_000) }
-            usleep(200_000)
-            Task.detached { ran.withLock { $0 = true } }
-            // Up to 20 s: other tests running beside this one may keep the pool busy.
-            for _ in 0..<2000 where !ran.withLock({ $0 }) { usleep(10_000) }
-            for bearer in bearers { bearer.release() }
-            return ran.withLock { $0 }
-        }
-        #expect(probeRan)
+        // Every answer waits in its held send, and none of them on a task: a task waiting
+        // there holds a thread of the pool. Before, each drain task sat in its send, and
+        // with more links than threads not even every send was reached. (Asked of the
+        // sends themselves: whether some other task still runs depends on every other
+        // test running beside this one.)
+        try await waitUntil({ bearers.reduce(0) { $0 + $1.waiting } == count }, timeout: .seconds(60))
+        #expect(bearers.reduce(0) { $0 + $1.sendsFromTasks } == 0)
+        for bearer in bearers { bearer.release() }
         try await withDeadline("every answer") {
             while bearers.contains(where: { $0.sent.isEmpty }) { try await Task.sleep(for: .milliseconds(5)) }
         }

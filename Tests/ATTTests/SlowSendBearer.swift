@@ -8,9 +8,9 @@ import Glibc
 /// arrive on the bearer's own thread, in order.
 final class SlowSendBearer: ATTBearer {
     private let reader = DispatchQueue(label: "slow-send-reader")
-    private let state: Lock<(receive: (@Sendable ([UInt8]) -> Void)?, sent: [[UInt8]], held: Bool, waiting: Int)>
+    private let state: Lock<(receive: (@Sendable ([UInt8]) -> Void)?, sent: [[UInt8]], held: Bool, waiting: Int, fromTasks: Int)>
 
-    init(held: Bool = true) { state = Lock((nil, [], held, 0)) }
+    init(held: Bool = true) { state = Lock((nil, [], held, 0, 0)) }
 
     func start(
         receive: @escaping @Sendable ([UInt8]) -> Void, oversized _: @escaping @Sendable (ATTOpcode?, Int) -> Void,
@@ -20,7 +20,12 @@ final class SlowSendBearer: ATTBearer {
     }
 
     func send(_ pdu: [UInt8]) throws(ATTBearerError) {
-        state.withLock { $0.waiting += 1 }
+        // A task running this send holds a thread of the tasks' pool while it waits.
+        let fromTask = withUnsafeCurrentTask { $0 != nil }
+        state.withLock {
+            $0.waiting += 1
+            if fromTask { $0.fromTasks += 1 }
+        }
         for _ in 0..<6000 where state.withLock({ $0.held }) { usleep(10_000) }
         state.withLock {
             $0.waiting -= 1
@@ -34,6 +39,8 @@ final class SlowSendBearer: ATTBearer {
     var sent: [[UInt8]] { state.withLock { $0.sent } }
     /// Sends inside `send`, held.
     var waiting: Int { state.withLock { $0.waiting } }
+    /// Sends made by a task (on a thread of the tasks' pool).
+    var sendsFromTasks: Int { state.withLock { $0.fromTasks } }
     var mtu: UInt16 { 23 }
     var mtuIsNegotiatedBelow: Bool { false }
     var sendNeverWaits: Bool { false }
