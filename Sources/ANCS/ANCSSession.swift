@@ -1,3 +1,5 @@
+import BluetoothCore
+
 /// The Notification Consumer's side of ANCS on one link, as a pure state machine: inputs
 /// in (``ANCSSessionInput``, each with the time), outputs out (``ANCSSessionOutput``). It
 /// does no I/O and reads no clock; its driver writes the Control Point, feeds back the
@@ -290,7 +292,7 @@ public struct ANCSSession: Sendable {
             return
         }
         serial += 1
-        inFlight = InFlight(serial: serial, work: work, deadline: now &+ Self.nanoseconds(configuration.commandTimeout))
+        inFlight = InFlight(serial: serial, work: work, deadline: now &+ MonotonicClock.nanoseconds(in: configuration.commandTimeout))
         unansweredWrite = serial
         if let request = DataSourceRequest(command: command) { assembler.expect(request) }
         outputs.append(.writeControlPoint(command.bytes))
@@ -317,11 +319,5 @@ public struct ANCSSession: Sendable {
         actions = []
         appQueue = []
         ended = true
-    }
-
-    static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 0 }
-        return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
     }
 }

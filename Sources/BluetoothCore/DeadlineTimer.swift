@@ -31,9 +31,8 @@ package final class DeadlineTimer: @unchecked Sendable {
         let id: UInt64
     }
 
-    // Guarded by `mutex`; `condition` wakes the thread when an earlier deadline arrives.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
+    /// Guards the fields below; wakes the thread when an earlier deadline arrives.
+    private let condition = MonotonicCondition()
     private var heap: [Entry] = []
     private var actions: [UInt64: @Sendable () -> Void] = [:]
     private var nextID: UInt64 = 1
@@ -42,23 +41,12 @@ package final class DeadlineTimer: @unchecked Sendable {
     /// The process uses ``shared``; a test makes its own to count only its own deadlines
     /// (the shared one holds whatever the tests beside it armed). Its thread, started by
     /// the first deadline, lives as long as the process.
-    package init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-    }
+    package init() {}
 
     /// Runs `action` once `deadline` has passed, unless cancelled first.
     @discardableResult
     package func schedule(at deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) -> Token {
-        pthread_mutex_lock(mutex)
+        condition.lock()
         let id = nextID
         nextID += 1
         actions[id] = action
@@ -72,8 +60,8 @@ package final class DeadlineTimer: @unchecked Sendable {
                 fatalError("BareBLE could not start its deadline timer thread")
             }
         }
-        if heap.first?.id == id { pthread_cond_signal(condition) }
-        pthread_mutex_unlock(mutex)
+        if heap.first?.id == id { condition.signal() }
+        condition.unlock()
         return Token(id: id)
     }
 
@@ -85,7 +73,7 @@ package final class DeadlineTimer: @unchecked Sendable {
 
     /// Forgets the deadline: its action will not run (unless it is running already).
     package func cancel(_ token: Token) {
-        pthread_mutex_lock(mutex)
+        condition.lock()
         actions[token.id] = nil
         // Cancelled entries are skipped when they reach the top; rebuilding when they are
         // most of the heap keeps it proportional to the armed deadlines.
@@ -93,21 +81,21 @@ package final class DeadlineTimer: @unchecked Sendable {
             heap = heap.filter { actions[$0.id] != nil }
             heapify()
         }
-        pthread_mutex_unlock(mutex)
+        condition.unlock()
     }
 
     /// Deadlines armed and not yet run or cancelled.
     package var armedCount: Int {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        condition.lock()
+        defer { condition.unlock() }
         return actions.count
     }
 
     private func run() {
-        pthread_mutex_lock(mutex)
+        condition.lock()
         while true {
             guard let first = heap.first else {
-                pthread_cond_wait(condition, mutex)
+                condition.wait()
                 continue
             }
             guard actions[first.id] != nil else {
@@ -116,20 +104,14 @@ package final class DeadlineTimer: @unchecked Sendable {
             }
             let remaining = ContinuousClock.now.duration(to: first.deadline)
             if remaining > .zero {
-                var until = timespec()
-                clock_gettime(CLOCK_MONOTONIC, &until)
-                let (seconds, attoseconds) = remaining.components
-                let nanoseconds = Int(until.tv_nsec) + Int(attoseconds / 1_000_000_000)
-                until.tv_sec += Int(seconds) + nanoseconds / 1_000_000_000
-                until.tv_nsec = nanoseconds % 1_000_000_000
-                pthread_cond_timedwait(condition, mutex, &until)
+                condition.wait(until: MonotonicClock.nanoseconds() &+ MonotonicClock.nanoseconds(in: remaining))
                 continue
             }
             pop()
             let action = actions.removeValue(forKey: first.id)
-            pthread_mutex_unlock(mutex)
+            condition.unlock()
             action?()
-            pthread_mutex_lock(mutex)
+            condition.lock()
         }
     }
 

@@ -156,9 +156,7 @@ struct DirectoryLock: ~Copyable {
         // From the call: a thread that queued behind one which waited out another process's
         // holder tries the kernel once and fails too, instead of waiting a whole timeout of
         // its own (k threads would otherwise wait k timeouts).
-        let (seconds, attoseconds) = timeout.components
-        let deadline = MonotonicClock.nanoseconds()
-            &+ UInt64(max(0, min(seconds, 1 << 30))) &* 1_000_000_000 &+ UInt64(max(0, attoseconds / 1_000_000_000))
+        let deadline = MonotonicClock.nanoseconds() &+ MonotonicClock.nanoseconds(in: timeout)
         var status = stat()
         guard stat(directory, &status) == 0 else { throw .system(operation: "open", path: directory, errno: errno) }
         let queue = ProcessQueue.of(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))

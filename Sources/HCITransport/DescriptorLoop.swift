@@ -168,7 +168,7 @@ package final class DescriptorLoop: Sendable {
             guard output.open, !closing.load(ordering: .relaxed) else { return .failure(.notOpen(spec: name)) }
             if let failure = output.failure { return .failure(failure) }
             guard output.streamTimeout != nil else {
-                if let error = writeLocked(bytes, until: start &+ Posix.nanoseconds(timeout), timeout: timeout) {
+                if let error = writeLocked(bytes, until: start &+ MonotonicClock.nanoseconds(in: timeout), timeout: timeout) {
                     return .failure(error)
                 }
                 return .success(nil)
@@ -202,7 +202,7 @@ package final class DescriptorLoop: Sendable {
             return .success(output.taken >= output.queued ? nil : output.queued)
         }
         guard let end = try queued.get() else { return }
-        try waitUntilTaken(end, until: start &+ Posix.nanoseconds(timeout), timeout: timeout)
+        try waitUntilTaken(end, until: start &+ MonotonicClock.nanoseconds(in: timeout), timeout: timeout)
     }
 
     /// Waits, holding no lock, until the stream took the first `end` bytes queued, writing
@@ -276,7 +276,7 @@ package final class DescriptorLoop: Sendable {
             if output.failure == nil { writePending(&output) }
             if let failure = output.failure { return .failure(failure) }
             guard !output.pending.isEmpty, let since = output.stalledSince else { return .success(nil) }
-            let due = since &+ Posix.nanoseconds(timeout)
+            let due = since &+ MonotonicClock.nanoseconds(in: timeout)
             guard now < due else {
                 return .failure(fail(&output, .timedOut(spec: name, waitingFor: "the controller to accept a packet", after: timeout)))
             }

@@ -101,10 +101,7 @@ public struct H4Framer: Sendable {
         var mask: UInt8 = 0
         for type in configuration.acceptedTypes { mask |= 1 << type.rawValue }
         acceptedMask = mask
-        stallGapNanoseconds = configuration.stallGap.map { gap in
-            let (seconds, attoseconds) = gap.components
-            return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
-        }
+        stallGapNanoseconds = configuration.stallGap.map(MonotonicClock.nanoseconds(in:))
         pending.reserveCapacity(64)
     }
 

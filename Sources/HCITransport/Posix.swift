@@ -7,12 +7,6 @@ import CBluetooth
 /// Small wrappers over the system calls the transports share.
 package enum Posix {
 
-    package static func nanoseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0, attoseconds >= 0 else { return 0 }
-        return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
-    }
-
     /// Milliseconds left until `deadline` for poll(), rounded up, at least 0.
     package static func pollTimeout(until deadline: UInt64) -> Int32 {
         let now = MonotonicClock.nanoseconds()

@@ -1,3 +1,5 @@
+import BluetoothCore
+
 /// How a transport's reader thread waits for the controller's next bytes.
 public enum ReaderWait: Sendable, Hashable {
     /// Sleep in poll() until the descriptor is readable (the default): no CPU while the
@@ -14,8 +16,6 @@ public enum ReaderWait: Sendable, Hashable {
     /// The spin window in nanoseconds; 0 when blocking.
     var spinNanoseconds: UInt64 {
         guard case let .spinning(window) = self else { return 0 }
-        let (seconds, attoseconds) = window.components
-        guard seconds >= 0, attoseconds >= 0 else { return 0 }
-        return UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000)
+        return MonotonicClock.nanoseconds(in: window)
     }
 }

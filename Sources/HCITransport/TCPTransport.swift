@@ -22,7 +22,7 @@ public enum TCPTransport {
     }
 
     static func connectedSocket(host: String, port: Int, timeout: Duration, spec: TransportSpec) throws(TransportError) -> Int32 {
-        let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)
+        let deadline = MonotonicClock.nanoseconds() &+ MonotonicClock.nanoseconds(in: timeout)
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

@@ -1,3 +1,4 @@
+import BluetoothCore
 import Glibc
 
 /// The step of opening or running a transport that failed, for error mapping.
@@ -141,7 +142,7 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     private static func seconds(_ duration: Duration) -> String {
-        let milliseconds = Posix.nanoseconds(duration) / 1_000_000
+        let milliseconds = MonotonicClock.nanoseconds(in: duration) / 1_000_000
         return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }
 

@@ -64,7 +64,7 @@ public final class VirtualRadio: Sendable {
             pthread_join(reader, nil)
             return error
         }
-        let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(readyTimeout)
+        let deadline = MonotonicClock.nanoseconds() &+ MonotonicClock.nanoseconds(in: readyTimeout)
         switch lines.next(until: deadline) {
         case let .line(line):
             guard let fields = try? JSONValue(parsing: line), fields["event"]?.stringValue == "ready",
@@ -111,7 +111,7 @@ public final class VirtualRadio: Sendable {
     /// The next line the radio printed after its ready line (a JSON event), waiting at
     /// most `timeout`. Throws when the radio has exited or the deadline passes.
     public func nextLine(timeout: Duration = .seconds(5)) throws(TransportError) -> String {
-        switch lines.next(until: MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)) {
+        switch lines.next(until: MonotonicClock.nanoseconds() &+ MonotonicClock.nanoseconds(in: timeout)) {
         case let .line(line): return line
         case .ended: throw .radioFailed(detail: "it exited")
         case .timedOut: throw .timedOut(spec: "virtual", waitingFor: "a line from the virtual radio", after: timeout)

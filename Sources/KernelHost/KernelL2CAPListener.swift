@@ -95,7 +95,7 @@ public final class KernelL2CAPListener: Sendable {
     }
 
     func acceptBlocking(timeout: Duration) throws(KernelSocketError) -> KernelL2CAPSocket {
-        let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)
+        let deadline = MonotonicClock.nanoseconds() &+ MonotonicClock.nanoseconds(in: timeout)
         while true {
             if closed.withLock({ $0 }) { throw .listenerClosed }
             var address = sockaddr_l2()

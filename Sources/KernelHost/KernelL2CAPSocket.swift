@@ -92,7 +92,7 @@ public final class KernelL2CAPSocket: Sendable {
         to peer: DeviceAddress, channel: ChannelIdentifier, local: BluetoothAddress, adapter: Int,
         security: SecurityLevel, timeout: Duration
     ) throws(KernelSocketError) -> KernelL2CAPSocket {
-        let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)
+        let deadline = MonotonicClock.nanoseconds() &+ MonotonicClock.nanoseconds(in: timeout)
         // The kernel may pair before the socket connects: someone must confirm Just Works.
         let agent = security == .low ? nil : try startAgent(adapter)
         defer { agent?.close() }
@@ -294,7 +294,7 @@ public final class KernelL2CAPSocket: Sendable {
         let result: Result<Void, KernelSocketError> = await withCheckedContinuation { continuation in
             let started = PosixThread.start {
                 defer { Glibc.close(fd) }
-                let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)
+                let deadline = MonotonicClock.nanoseconds() &+ MonotonicClock.nanoseconds(in: timeout)
                 // While the kernel works on security the socket is "suspended": not writable.
                 let revents = Posix.wait(fd, for: Int16(POLLOUT), until: deadline)
                 if revents == 0 {

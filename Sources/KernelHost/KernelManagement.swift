@@ -163,7 +163,7 @@ public enum KernelManagement {
             throw TransportError.from(errno: code, operation: .write, spec: spec)
         }
 
-        let deadline = MonotonicClock.nanoseconds() &+ Posix.nanoseconds(timeout)
+        let deadline = MonotonicClock.nanoseconds() &+ MonotonicClock.nanoseconds(in: timeout)
         var buffer = [UInt8](repeating: 0, count: 1024)
         while true {
             let revents = Posix.wait(fd, for: Int16(POLLIN), until: deadline)

@@ -26,8 +26,7 @@ struct DuplicateTracker: Sendable {
         self.limit = max(1, limit)
         if case let .whenRSSIChanges(delta, interval) = policy {
             rssiDelta = max(0, delta)
-            let (seconds, attoseconds) = interval.components
-            intervalNanoseconds = seconds < 0 ? 0 : UInt64(seconds) &* 1_000_000_000 &+ UInt64(max(0, attoseconds) / 1_000_000_000)
+            intervalNanoseconds = MonotonicClock.nanoseconds(in: interval)
         } else {
             rssiDelta = 0
             intervalNanoseconds = 0
