@@ -1,5 +1,6 @@
 import BluetoothCore
 import Glibc
+import Logging
 
 /// The btsnoop capture format (RFC 1761 snoop, as Wireshark and btmon read it): a 16-byte
 /// file header ("btsnoop\0", version 1, datalink), then records of original length,
@@ -85,27 +86,65 @@ public enum BTSnoop {
     }
 }
 
-/// Appends records to a btsnoop file, one write() per record, so a crash loses at most
-/// the record being written. Thread-safe.
+/// Appends records to a btsnoop file without ever making the caller wait (it is called
+/// on the transport's reader thread). Each record is written in place when the file takes
+/// it at once, as a regular file does, so a crash loses at most the record being written;
+/// what a FIFO or a stalled file does not take waits in a queue of `queueLimit` bytes for
+/// a writer thread. Past that a record is dropped, counted in ``dropped`` and in the next
+/// record's cumulative drops field (Wireshark shows it), and logged as an overflow.
+/// Thread-safe.
 public final class BTSnoopWriter: Sendable {
     public let path: String
     public let datalink: BTSnoop.Datalink
-    private let fd: Lock<Int32>
+    /// Bytes of records that may wait for a file that does not take them at once.
+    public static let defaultQueueLimit = 4 * 1024 * 1024
+    /// How long ``close()`` waits for queued records to be written.
+    public static let closeTimeout: Duration = .seconds(2)
+    private let output: QueuedOutput
+    private let logger: Logger
 
-    /// Creates (or truncates) `path` and writes the file header.
-    public init(path: String, datalink: BTSnoop.Datalink = .h4) throws(BTSnoopError) {
+    /// Creates (or truncates) `path` and writes the file header. A FIFO's open waits for
+    /// its reader, as tcpdump's and btmon's do.
+    public init(
+        path: String, datalink: BTSnoop.Datalink = .h4, queueLimit: Int = BTSnoopWriter.defaultQueueLimit,
+        logger: Logger = Logger(label: DescriptorTransport.defaultLogLabel)
+    ) throws(BTSnoopError) {
         let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .cannotWrite(path: path, reason: Posix.message(errno)) }
+        if let code = Posix.setNonBlocking(fd) {
+            Glibc.close(fd)
+            throw .cannotWrite(path: path, reason: Posix.message(code))
+        }
         self.path = path
         self.datalink = datalink
-        self.fd = Lock(fd)
-        try write(BTSnoop.encodeHeader(datalink))
+        self.logger = logger
+        output = QueuedOutput(fd: fd, limit: max(queueLimit, BTSnoop.fileHeaderLength), ownsDescriptor: true)
+        output.write { _ in BTSnoop.encodeHeader(datalink) }
     }
 
     deinit { close() }
 
+    /// Records dropped because the file did not keep up (or had failed).
+    public var dropped: Int { output.refusals.total }
+
+    /// Bytes of records accepted and not yet in the file.
+    public var queuedBytes: Int { output.queuedBytes }
+
+    /// Writes or queues `record`, its drops field raised by the records dropped before it;
+    /// a record the queue has no room for is dropped and counted. Throws when the file
+    /// can no longer be written (closed, or a write failed).
     public func write(_ record: BTSnoop.Record) throws(BTSnoopError) {
-        try write(BTSnoop.encode(record))
+        let accepted = output.write { refusals in
+            var record = record
+            record.drops = record.drops &+ UInt32(clamping: refusals.total)
+            return BTSnoop.encode(record)
+        }
+        guard !accepted else { return }
+        if let failure = output.failure { throw .cannotWrite(path: path, reason: Posix.message(failure)) }
+        if output.isClosed { throw .cannotWrite(path: path, reason: "the capture is closed") }
+        logger.droppedForOverflow(
+            "capture record dropped: \(path) is not taking records as fast as they come",
+            counter: "captureDropped", count: dropped, metadata: ["queueLimit": "\(output.limit)"])
     }
 
     /// Records `packet` crossing in `direction`, stamped now (H4 files).
@@ -121,28 +160,14 @@ public final class BTSnoopWriter: Sendable {
         try write(BTSnoop.Record(flags: flags, timestamp: timestamp, data: record.payload))
     }
 
+    /// Writes what is queued (waiting up to ``closeTimeout``) and closes the file.
     public func close() {
-        fd.withLock { fd in
-            if fd >= 0 { Glibc.close(fd) }
-            fd = -1
+        let unwritten = output.close(within: Self.closeTimeout)
+        if unwritten > 0 {
+            logger.warning(
+                "capture closed before the file took everything: the end of \(path) is missing",
+                metadata: ["unwrittenBytes": "\(unwritten)", "captureDropped": "\(dropped)"])
         }
-    }
-
-    private func write(_ bytes: [UInt8]) throws(BTSnoopError) {
-        let failure: BTSnoopError? = fd.withLock { fd in
-            guard fd >= 0 else { return .cannotWrite(path: path, reason: "the capture is closed") }
-            return bytes.withUnsafeBytes { raw in
-                // A regular file takes a whole write; loop only for the rare short write.
-                do throws(Posix.WriteFailure) {
-                    try Posix.writeAll(fd, raw, until: UInt64.max, isSocket: false)
-                    return nil
-                } catch {
-                    if case let .errno(code) = error { return .cannotWrite(path: path, reason: Posix.message(code)) }
-                    return .cannotWrite(path: path, reason: "timed out")
-                }
-            }
-        }
-        if let failure { throw failure }
     }
 }
 

@@ -13,7 +13,7 @@ public struct TransportOptions: ParsableArguments, Sendable {
     @Option(help: "Record every HCI packet, both ways, to this btsnoop file (Wireshark and tshark read it).")
     public var btsnoop: String?
 
-    @Flag(help: "Print every HCI packet, both ways, decoded as bareble-trace shows it, on stderr.")
+    @Flag(help: "Print every HCI packet, both ways, decoded as bareble-trace shows it, on stderr (lines stderr does not take in time are dropped and counted, never waited for).")
     public var trace = false
 
     @Flag(name: [.customShort("v"), .customLong("verbose")], help: "Log more of what the stack does, on stderr: -v connections, pairings and recoveries (info), -vv debug, -vvv trace. Default: the level in $BAREBLE_LOG (trace, debug, info or warning), else warnings and errors only.")
@@ -55,7 +55,9 @@ public struct TransportOptions: ParsableArguments, Sendable {
                     for tap in all { tap.observe(packet, direction) }
                 }
             }
-            return try HCIController.open(spec, capture: writer, observe: observe, readerWait: readerWait)
+            let all = taps
+            return try HCIController.open(
+                spec, capture: writer, observe: observe, observeFinished: { for tap in all { tap.close() } }, readerWait: readerWait)
         } catch {
             if let btsnoop {
                 writer?.close()
