@@ -73,6 +73,73 @@ import TestSupport
         #expect(bearer.failures.isEmpty && bearer.scriptFinished)
     }
 
+    /// A second consumer that subscribes while the first one's CCCD write is out waits for
+    /// that write: it must not return subscribed before the server has the CCCD on, and
+    /// when the first write is refused, it writes the CCCD itself.
+    @Test func aSecondSubscriberWaitsForTheFirstsCCCDWrite() async throws {
+        let (client, bearer) = makeGATT([
+            step("12 0F 00 01 00", "01 12 0F 00 03", held: true),
+            step("12 0F 00 01 00", "13"),
+        ])
+        let first = Task { await gattError { () async throws(GATTError) in _ = try await client.subscribe(to: Self.measurement) } }
+        try await withDeadline("the first CCCD write") { await bearer.waitForSent(1) }
+        let second = Task { () async throws(GATTError) -> AsyncStream<[UInt8]> in try await client.subscribe(to: Self.measurement) }
+        try await withDeadline("the second consumer to register") {
+            while await client.subscriberCount(valueHandle: 0x000E) < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        bearer.release()
+        guard case .att(.errorResponse(_, _, .writeNotPermitted))? = await first.value else {
+            Issue.record("the first subscription should fail with the server's refusal"); return
+        }
+        // Before, the second returned at once, subscribed to a CCCD the server refused.
+        let stream = try await second.value
+        #expect(bearer.sent.count == 2)
+        #expect(await client.subscriberCount(valueHandle: 0x000E) == 1)
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+        withExtendedLifetime(stream) {}
+    }
+
+    /// A refused write that would have widened the CCCD (indications on top of a consumer's
+    /// notifications) leaves the CCCD as the server has it: the next consumer asking for
+    /// indications writes them again instead of believing they are on.
+    @Test func aRefusedWiderConfigurationIsNotTakenAsWritten() async throws {
+        let (client, bearer) = makeGATT([
+            step("12 0F 00 01 00", "13"),
+            step("12 0F 00 03 00", "01 12 0F 00 03"),
+            step("12 0F 00 03 00", "13"),
+        ])
+        let notifications = try await client.subscribe(to: Self.measurement, configuration: .notification)
+        let refused = await gattError { () async throws(GATTError) in
+            _ = try await client.subscribe(to: Self.measurement, configuration: .indication)
+        }
+        guard case .att(.errorResponse(_, _, .writeNotPermitted))? = refused else {
+            Issue.record("\(String(describing: refused))"); return
+        }
+        #expect(await client.subscriberCount(valueHandle: 0x000E) == 1)
+        // Before, the refused bits stayed in the client's idea of the CCCD: nothing written.
+        let indications = try await client.subscribe(to: Self.measurement, configuration: .indication)
+        #expect(bearer.sent.count == 3)
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+        withExtendedLifetime((notifications, indications)) {}
+    }
+
+    /// When the consumer that wanted indications leaves, the CCCD is written down to the
+    /// notifications the other still wants: the server stops indicating to nobody.
+    @Test func aLeavingConsumerNarrowsTheCCCDToWhatTheOthersWant() async throws {
+        let (client, bearer) = makeGATT([
+            step("12 0F 00 01 00", "13"),
+            step("12 0F 00 03 00", "13"),
+            step("12 0F 00 01 00", "13"),
+        ])
+        let notifications = try await client.subscribe(to: Self.measurement, configuration: .notification)
+        let indications = try await client.subscribe(to: Self.measurement, configuration: .indication) { _ in }
+        indications.cancel()
+        try await withDeadline("the CCCD narrowed") { await bearer.waitForSent(3) }
+        #expect(await client.subscriberCount(valueHandle: 0x000E) == 1)
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+        withExtendedLifetime(notifications) {}
+    }
+
     @Test func aSubscriberThatFallsBehindLosesTheOldestValuesCounted() async throws {
         let (client, bearer) = makeGATT([step("12 0F 00 01 00", "13")])
         let stream = try await client.subscribe(to: Self.measurement)
@@ -160,7 +227,10 @@ import TestSupport
         // Ended while its write is out: it must not come back as a live subscription that
         // later turns off the CCCD of the one after it.
         let unsubscribed = Task { try await client.unsubscribe(from: Self.measurement) }
-        try await withDeadline("the unsubscribe queued") { while client.att.pendingRequestCount < 2 { await Task.yield() } }
+        // It ended the consumer, and waits for the write that is out before writing 0.
+        try await withDeadline("the unsubscribe to end the consumer") {
+            while await client.subscriberCount(valueHandle: 0x000E) > 0 { try await Task.sleep(for: .milliseconds(1)) }
+        }
         bearer.release()
         let stale = try await first.value
         try await unsubscribed.value
@@ -175,6 +245,45 @@ import TestSupport
         #expect(bearer.sent.count == 3)
         #expect(bearer.failures.isEmpty && bearer.scriptFinished, "\(bearer.failures)")
         withExtendedLifetime(second) {}
+    }
+
+    /// Service Changed names a CCCD whose write is out: the answer, when it comes, says
+    /// nothing about the attribute the handle names now, so it is not taken as written,
+    /// and subscribing in the new layout writes the CCCD.
+    @Test func aCCCDWriteAnsweredAfterServiceChangedIsNotTakenAsWritten() async throws {
+        let (client, bearer) = makeGATT(SampleServer.discovery + [
+            SampleServer.readHash, SampleServer.subscribeServiceChanged,
+            step("12 0F 00 01 00", "13", held: true),
+            step("1E"),
+        ] + Self.heartRateRediscovered + [
+            step("12 0F 00 01 00", "13"),
+        ])
+        _ = try await client.discover()
+        let sentBefore = bearer.sent.count
+        let first = Task { try await client.subscribe(to: Self.measurement) }
+        try await withDeadline("the CCCD write") { await bearer.waitForSent(sentBefore + 1) }
+        let changes = client.databaseChanges
+        bearer.inject("1D 08 00 0C 00 14 00")
+        // Service Changed ended the subscription in flight...
+        try await withDeadline("Service Changed to end the subscription") {
+            while await client.subscriberCount(valueHandle: 0x000E) > 0 { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        // ...and then the write is answered.
+        bearer.release()
+        let stale = try await first.value
+        let change = try await withDeadline("the database change") {
+            var iterator = changes.makeAsyncIterator()
+            return await iterator.next()
+        }
+        let ended = try await withDeadline("the stale stream to end") {
+            for await _ in stale {}
+            return true
+        }
+        #expect(ended)
+        let measurement = try #require(change?.database.characteristic(GATTUUID.heartRateMeasurement))
+        let again = try await client.subscribe(to: measurement)
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished, "\(bearer.failures)")
+        withExtendedLifetime(again) {}
     }
 
     @Test func aServiceChangedSubscriptionTheServerRefusedIsAskedForAgainNextTime() async throws {

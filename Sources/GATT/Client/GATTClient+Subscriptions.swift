@@ -5,8 +5,9 @@ import BluetoothCore
 // through the Client Characteristic Configuration descriptor (3.3.3.3).
 extension GATTClient {
     /// Subscribes to `characteristic`'s value: writes its CCCD with `configuration`
-    /// (notifications when the characteristic notifies, else indications) unless another
-    /// consumer already asked for those bits, and returns the values as they arrive.
+    /// (notifications when the characteristic notifies, else indications) unless the
+    /// server already has those bits for another consumer, and returns the values as they
+    /// arrive, once the server has acknowledged them.
     ///
     /// The stream keeps the newest ``ATTClient/defaultStreamBuffer`` values for a consumer
     /// that falls behind (a peer decides how fast values come, so memory stays bounded) and
@@ -49,29 +50,25 @@ extension GATTClient {
         let ended = ATTSubscription { onEnd?() }
         // Listening starts before the CCCD is written, so the first value is not lost.
         let listening = att.addValueHandler(handle: valueHandle, onClose: { ended.cancel() }) { handler($0.value) }
-        let current = subscriptions[valueHandle] ?? (0, [])
-        let wanted = current.configuration.union(configuration)
-        subscriptions[valueHandle] = (current.consumers + 1, wanted)
-        let generation = subscriptionGenerations[valueHandle, default: 0]
-        if wanted != current.configuration {
-            do {
-                try await att.write(cccd, value: wanted.bytes)
-            } catch {
-                listening.cancel()
-                // Ended meanwhile: the count and the CCCD are no longer this one's.
-                if subscriptionGenerations[valueHandle, default: 0] == generation { await release(valueHandle, cccd: cccd) }
-                throw .att(error)
-            }
-            // Ended while the write was out (Service Changed, unsubscribe): ended too.
-            guard subscriptionGenerations[valueHandle, default: 0] == generation else {
-                listening.cancel()
-                ended.cancel()
-                return ATTSubscription {}
-            }
-        }
         let consumer = nextConsumerID
         nextConsumerID += 1
-        consumerEnds[valueHandle, default: [:]][consumer] = {
+        subscriptions[valueHandle, default: [:]][consumer] = SubscriptionConsumer(configuration: configuration)
+        let generation = subscriptionGenerations[valueHandle, default: 0]
+        do {
+            try await configure(valueHandle, cccd: cccd)
+        } catch {
+            listening.cancel()
+            // Before anyone waiting for the CCCD runs: they write it without these bits.
+            if subscriptionGenerations[valueHandle, default: 0] == generation { removeConsumer(consumer, of: valueHandle) }
+            throw .att(error)
+        }
+        // Ended while the write was out (Service Changed, unsubscribe): ended too.
+        guard subscriptionGenerations[valueHandle, default: 0] == generation else {
+            listening.cancel()
+            ended.cancel()
+            return ATTSubscription {}
+        }
+        subscriptions[valueHandle]?[consumer]?.end = {
             listening.cancel()
             ended.cancel()
         }
@@ -87,15 +84,13 @@ extension GATTClient {
     /// background). Nothing is sent when nobody is subscribed.
     public func unsubscribe(from characteristic: GATTDatabase.Characteristic) async throws(GATTError) {
         let valueHandle = characteristic.valueHandle
-        guard subscriptions.removeValue(forKey: valueHandle) != nil,
+        guard let consumers = subscriptions.removeValue(forKey: valueHandle),
               let cccd = characteristic.clientCharacteristicConfigurationHandle
         else { return }
         subscriptionGenerations[valueHandle, default: 0] += 1
         // Their releases find no subscription left, so they write nothing themselves.
-        for end in (consumerEnds.removeValue(forKey: valueHandle) ?? [:]).values { end() }
-        try await request { () async throws(ATTError) in
-            try await att.write(cccd, value: ClientCharacteristicConfiguration().bytes)
-        }
+        for consumer in consumers.values { consumer.end?() }
+        try await request { () async throws(ATTError) in try await configure(valueHandle, cccd: cccd) }
     }
 
     /// Service Changed named `range`: its handles may name other attributes now, so every
@@ -103,31 +98,66 @@ extension GATTClient {
     /// new layout, which writes the CCCD afresh) and no CCCD there is written for it.
     func endSubscriptions(in range: ClosedRange<UInt16>) {
         for valueHandle in subscriptions.keys where range.contains(valueHandle) {
-            subscriptions[valueHandle] = nil
             subscriptionGenerations[valueHandle, default: 0] += 1
-            for end in (consumerEnds.removeValue(forKey: valueHandle) ?? [:]).values { end() }
+            for consumer in (subscriptions.removeValue(forKey: valueHandle) ?? [:]).values { consumer.end?() }
+        }
+        // What the server holds there belongs to whatever the handles name now.
+        for valueHandle in writtenConfigurations.keys where range.contains(valueHandle) {
+            writtenConfigurations[valueHandle] = nil
+        }
+        for valueHandle in configurationWriters.keys where range.contains(valueHandle) {
+            staleConfigurationWrites.insert(valueHandle)
         }
     }
 
-    /// How many consumers are subscribed to `valueHandle`.
+    /// How many consumers are subscribed to `valueHandle`, or subscribing.
     public func subscriberCount(valueHandle: UInt16) -> Int {
-        subscriptions[valueHandle]?.consumers ?? 0
+        subscriptions[valueHandle]?.count ?? 0
     }
 
-    /// One consumer left; the last one turns the CCCD off. A consumer already ended (by
-    /// ``unsubscribe(from:)`` or Service Changed) changes nothing: the count and the CCCD
-    /// are a newer subscription's by now.
-    func release(_ valueHandle: UInt16, cccd: UInt16, consumer: UInt64? = nil) async {
-        if let consumer, consumerEnds[valueHandle]?.removeValue(forKey: consumer) == nil { return }
-        guard let current = subscriptions[valueHandle] else { return }
-        if current.consumers > 1 {
-            subscriptions[valueHandle] = (current.consumers - 1, current.configuration)
-            return
-        }
-        subscriptions[valueHandle] = nil
-        guard att.closedReason == nil else { return }
+    /// One consumer left; the CCCD is written down to what the others still want (0 after
+    /// the last one). A consumer already ended (by ``unsubscribe(from:)`` or Service
+    /// Changed) changes nothing: the CCCD is a newer subscription's by now.
+    func release(_ valueHandle: UInt16, cccd: UInt16, consumer: UInt64) async {
+        guard removeConsumer(consumer, of: valueHandle), att.closedReason == nil else { return }
         // Nothing waits on this: a failure means the link is going, which ends the
         // server's configuration for an unbonded client anyway.
-        try? await att.write(cccd, value: ClientCharacteristicConfiguration().bytes)
+        try? await configure(valueHandle, cccd: cccd)
     }
+
+    /// Forgets `consumer`; false when it was not there.
+    @discardableResult
+    private func removeConsumer(_ consumer: UInt64, of valueHandle: UInt16) -> Bool {
+        guard subscriptions[valueHandle]?.removeValue(forKey: consumer) != nil else { return false }
+        if subscriptions[valueHandle]?.isEmpty == true { subscriptions[valueHandle] = nil }
+        return true
+    }
+
+    /// Writes the CCCD of `valueHandle` to what its consumers want together, unless the
+    /// server already has that, after any write of it that is out: the write a `subscribe`
+    /// returns after, and the one a release or ``unsubscribe(from:)`` makes. A refused
+    /// write leaves the CCCD as the server has it.
+    private func configure(_ valueHandle: UInt16, cccd: UInt16) async throws(ATTError) {
+        while configurationWriters[valueHandle] != nil {
+            await withCheckedContinuation { configurationWriters[valueHandle]?.append($0) }
+        }
+        configurationWriters[valueHandle] = []
+        defer {
+            // Each waiter looks again; the first to run writes next.
+            for waiter in configurationWriters.removeValue(forKey: valueHandle) ?? [] { waiter.resume() }
+        }
+        let wanted = (subscriptions[valueHandle] ?? [:]).values.reduce(into: ClientCharacteristicConfiguration()) { $0.formUnion($1.configuration) }
+        guard wanted != writtenConfigurations[valueHandle, default: []] else { return }
+        staleConfigurationWrites.remove(valueHandle)
+        try await att.write(cccd, value: wanted.bytes)
+        guard staleConfigurationWrites.remove(valueHandle) == nil else { return }
+        writtenConfigurations[valueHandle] = wanted.isEmpty ? nil : wanted
+    }
+}
+
+/// One consumer of a value: the CCCD bits it asked for, and how to end it (set once its
+/// CCCD write succeeded).
+struct SubscriptionConsumer {
+    var configuration: ClientCharacteristicConfiguration
+    var end: (@Sendable () -> Void)?
 }

@@ -39,11 +39,18 @@ public actor GATTClient {
     public nonisolated let databaseChanges: AsyncStream<GATTDatabaseChange>
     let changes: AsyncStream<GATTDatabaseChange>.Continuation
 
-    /// Subscriptions per value handle: how many consumers, and what the CCCD holds.
-    var subscriptions: [UInt16: (consumers: Int, configuration: ClientCharacteristicConfiguration)] = [:]
-    /// How to end each consumer's subscription per value handle, for ``unsubscribe(from:)``.
-    var consumerEnds: [UInt16: [UInt64: @Sendable () -> Void]] = [:]
+    /// Subscriptions per value handle: each consumer's CCCD bits, subscribed or still
+    /// subscribing.
+    var subscriptions: [UInt16: [UInt64: SubscriptionConsumer]] = [:]
     var nextConsumerID: UInt64 = 1
+    /// The CCCD value the server last acknowledged, per value handle (absent: 0).
+    var writtenConfigurations: [UInt16: ClientCharacteristicConfiguration] = [:]
+    /// CCCD writes that were out when Service Changed named their handle: their answer is
+    /// not recorded, as the handle may name another attribute by then.
+    var staleConfigurationWrites: Set<UInt16> = []
+    /// Value handles whose CCCD write is out, with who waits to write it next: one write
+    /// per CCCD at a time, so none overtakes another and each sees what the last one did.
+    var configurationWriters: [UInt16: [CheckedContinuation<Void, Never>]] = [:]
     /// Bumped per value handle when its subscriptions are ended (``unsubscribe(from:)``,
     /// Service Changed), so a `subscribe` suspended in its CCCD write meanwhile knows.
     var subscriptionGenerations: [UInt16: UInt64] = [:]
