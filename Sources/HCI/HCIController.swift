@@ -192,8 +192,9 @@ public final class HCIController: Sendable {
     typealias Resumption = PendingAnswers<HCIOpcode, [UInt8], HCIError>.Resumption
 
     /// Sends queued commands while the controller has room, in queue order, with no lock
-    /// held while the transport takes them: a byte stream that takes nothing keeps a send
-    /// up to its 2 s, and the reader needs the lock for every event meanwhile. One thread
+    /// held while the transport takes them (a socket's write may wait, and the reader
+    /// needs the lock for every event meanwhile). They are posted: a byte stream that takes
+    /// nothing leaves them to its reader, so no caller's thread waits for it. One thread
     /// sends at a time; one that finds another sending leaves its commands to it, and that
     /// one takes what was queued meanwhile before it stops. Returns the callers of commands
     /// the transport refused, to be resumed by the caller.
@@ -207,7 +208,7 @@ public final class HCIController: Sendable {
             var refused: [(id: UInt64, error: TransportError)] = []
             for command in batch {
                 do throws(TransportError) {
-                    try transport.send(command.packet)
+                    try transport.post(command.packet)
                 } catch {
                     refused.append((command.id, error))
                 }
@@ -523,7 +524,7 @@ public final class HCIController: Sendable {
 
     private func transmit(_ packet: ACLDataPacket) throws(HCIError) {
         do {
-            try transport.send(HCIPacket(.acl, packet.encode()))
+            try transport.post(HCIPacket(.acl, packet.encode()))
         } catch {
             throw .transportClosed(error)
         }

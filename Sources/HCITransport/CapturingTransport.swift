@@ -38,6 +38,11 @@ public final class CapturingTransport: HCITransport {
         try base.send(packet)
     }
 
+    public func post(_ packet: HCIPacket) throws(TransportError) {
+        observe(packet, .hostToController)
+        try base.post(packet)
+    }
+
     public func close() {
         base.close()
         finish()

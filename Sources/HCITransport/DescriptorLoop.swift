@@ -159,10 +159,12 @@ package final class DescriptorLoop: Sendable {
 
     /// Writes `bytes` whole, as one frame, within `timeout`. On a byte stream the reader
     /// thread only queues it (see `Output`); another thread waits for the stream to take it
-    /// without holding the lock the reader needs. A frame the stream did not take by its
-    /// deadline ends the stream's writing: part of it may be out, so nothing after it could
-    /// be framed.
-    package func write(_ bytes: UnsafeRawBufferPointer, timeout: Duration) throws(TransportError) {
+    /// without holding the lock the reader needs, unless `waits` is false: then what the
+    /// stream does not take at once is left to the reader, under the reader's deadline, and
+    /// a failure ends the transport instead of coming back here. A frame the stream did not
+    /// take by its deadline ends the stream's writing: part of it may be out, so nothing
+    /// after it could be framed.
+    package func write(_ bytes: UnsafeRawBufferPointer, timeout: Duration, waits: Bool = true) throws(TransportError) {
         let start = MonotonicClock.nanoseconds()
         let queued: Result<UInt64?, TransportError> = output.withLock { output in
             guard output.open, !closing.load(ordering: .relaxed) else { return .failure(.notOpen(spec: name)) }
@@ -199,7 +201,13 @@ package final class DescriptorLoop: Sendable {
             }
             if !tried { writePending(&output) }
             if let failure = output.failure { return .failure(failure) }
-            return .success(output.taken >= output.queued ? nil : output.queued)
+            guard output.taken < output.queued else { return .success(nil) }
+            guard waits else {
+                // The reader may sleep without POLLOUT: it looks at `pending` when woken.
+                wake()
+                return .success(nil)
+            }
+            return .success(output.queued)
         }
         guard let end = try queued.get() else { return }
         try waitUntilTaken(end, until: start &+ MonotonicClock.nanoseconds(in: timeout), timeout: timeout)
@@ -265,6 +273,12 @@ package final class DescriptorLoop: Sendable {
     private func wake() {
         var one: UInt8 = 1
         _ = Glibc.write(wakeWrite, &one, 1)
+    }
+
+    /// The reader, woken: empties the pipe, so it sleeps again until the next wake.
+    private func drainWakePipe() {
+        var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        while withUnsafeMutableBytes(of: &bytes, { Glibc.read(wakeRead, $0.baseAddress, $0.count) }) > 0 {}
     }
 
     /// The reader, between chunks: writes what waits (its coalesced frames, or what the
@@ -433,9 +447,15 @@ package final class DescriptorLoop: Sendable {
                     failure = TransportError.from(errno: errno, operation: .read, spec: spec)
                     break
                 }
-                // Closed, or the stream's writing failed (`fail`).
-                if entries[1].revents != 0 { break }
                 now = MonotonicClock.nanoseconds()
+                if entries[1].revents != 0 {
+                    // Closed, the stream's writing failed (`fail`), or another thread left
+                    // frames for the reader to write (`write` with `waits` false).
+                    drainWakePipe()
+                    if closing.load(ordering: .acquiring) || output.withLock({ $0.failure != nil }) { break }
+                    guard serviceOutput(now) else { break }
+                    continue
+                }
                 if outputDue != nil, !serviceOutput(now) { break }
                 // Only nothing to read proves a silent controller: bytes waiting are read
                 // first (see the stamp below).

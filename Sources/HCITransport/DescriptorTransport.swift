@@ -106,6 +106,16 @@ public final class DescriptorTransport: HCITransport {
     }
 
     public func send(_ packet: HCIPacket) throws(TransportError) {
+        try write(packet, waits: true)
+    }
+
+    /// On a byte stream, queues what the stream does not take at once for the reader
+    /// thread to write (under ``sendTimeout`` of nothing taken); a socket's write as `send`.
+    public func post(_ packet: HCIPacket) throws(TransportError) {
+        try write(packet, waits: false)
+    }
+
+    private func write(_ packet: HCIPacket, waits: Bool) throws(TransportError) {
         let count = packet.bytes.count + 1
         let result: Result<Void, TransportError> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { frame in
             frame[0] = packet.type.rawValue
@@ -113,7 +123,7 @@ public final class DescriptorTransport: HCITransport {
                 UnsafeMutableBufferPointer(rebasing: frame[1...]).initialize(fromContentsOf: body)
             }
             do throws(TransportError) {
-                try loop.write(UnsafeRawBufferPointer(frame), timeout: sendTimeout)
+                try loop.write(UnsafeRawBufferPointer(frame), timeout: sendTimeout, waits: waits)
                 return .success(())
             } catch {
                 return .failure(error)

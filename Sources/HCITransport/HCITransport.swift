@@ -18,6 +18,12 @@ public protocol HCITransport: AnyObject, Sendable {
     /// Writes one packet to the controller.
     func send(_ packet: HCIPacket) throws(TransportError)
 
+    /// Hands one packet to the transport without waiting for the controller to take it
+    /// (async code's path: no thread of the tasks' pool waits for a stalled stream). A
+    /// packet that cannot go out later ends the transport: `closed` says why. Default:
+    /// ``send(_:)``.
+    func post(_ packet: HCIPacket) throws(TransportError)
+
     /// Stops the reader thread and closes the descriptor. Idempotent.
     func close()
 
@@ -31,6 +37,8 @@ public protocol HCITransport: AnyObject, Sendable {
 
 extension HCITransport {
     public var kernelAdapter: Int? { nil }
+
+    public func post(_ packet: HCIPacket) throws(TransportError) { try send(packet) }
 
     /// True on `hci-raw:N` (``kernelAdapter`` is set).
     public var sharesControllerWithKernel: Bool { kernelAdapter != nil }

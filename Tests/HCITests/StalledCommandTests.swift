@@ -20,9 +20,8 @@ import TestSupport
             if case let .dataBufferOverflow(overflow) = event { seen.withLock { $0.append(overflow.linkType) } }
         }
         defer { subscription.cancel() }
-        // The command's task waits in the send, holding a thread of the pool until the
-        // stream takes it; the controller's side runs on a thread of its own, so it needs
-        // nothing from the pool to get there.
+        // The command is posted: the reader writes it once the stream takes bytes again.
+        // The controller's side runs on a thread of its own.
         let reset = Task { _ = try await driver.send(Reset(), timeout: .seconds(180)) }
         let controllerSide = try await onOwnThread { () -> (heard: Bool, filler: Int, command: [UInt8]) in
             // Sequencing only: the command reaches its wait for the full stream.
@@ -45,4 +44,39 @@ import TestSupport
         try await reset.value
         #expect(seen.withLock { $0 } == [0x01])
     }
+
+    /// Commands leave the driver through `post`: the task that sends one never waits in
+    /// the transport for a stalled stream (holding a thread of the tasks' pool), it waits
+    /// for the answer, suspended.
+    @Test func commandsArePostedNotSentWithAWait() async throws {
+        let scripted = ScriptedTransport { packet in
+            packet.type == .command ? [HCIPacket(.event, [0x0E, 0x04, 0x01] + packet.bytes.prefix(2) + [0x00])] : []
+        }
+        let transport = SendCounting(scripted)
+        let driver = HCIController(transport: transport)
+        try driver.start()
+        defer { driver.close() }
+        _ = try await Task { try await driver.send(Reset()) }.value
+        #expect(transport.counts.withLock { $0 } == (waitingFromTasks: 0, posted: 1))
+    }
+}
+
+/// Counts the sends that wait for the stream, made from a task, and the posts.
+final class SendCounting: HCITransport {
+    let base: any HCITransport
+    let counts = Lock((waitingFromTasks: 0, posted: 0))
+    init(_ base: any HCITransport) { self.base = base }
+    var name: String { base.name }
+    func start(receive: @escaping @Sendable (HCIPacket) -> Void, closed: @escaping @Sendable (TransportError?) -> Void) throws(TransportError) {
+        try base.start(receive: receive, closed: closed)
+    }
+    func send(_ packet: HCIPacket) throws(TransportError) {
+        if withUnsafeCurrentTask(body: { $0 != nil }) { counts.withLock { $0.waitingFromTasks += 1 } }
+        try base.send(packet)
+    }
+    func post(_ packet: HCIPacket) throws(TransportError) {
+        counts.withLock { $0.posted += 1 }
+        try base.send(packet)
+    }
+    func close() { base.close() }
 }

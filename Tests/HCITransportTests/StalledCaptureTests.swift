@@ -40,6 +40,15 @@ import TestSupport
         return (bytes, false)
     }
 
+    /// Starts reading the FIFO to its end on a thread of its own at once (not a task: a
+    /// test run with every suite in parallel may not give a task a thread before a close
+    /// that waits for the reader gives up).
+    static func startReading(_ fd: Int32) -> Inbox<[UInt8]> {
+        let result = Inbox<[UInt8]>()
+        if case let .success(thread) = PosixThread.start({ result.put(readToEnd(fd).bytes) }) { pthread_detach(thread) }
+        return result
+    }
+
     /// A socketpair transport captured into `writer`, and the controller's end.
     struct CapturedLink {
         let transport: CapturingTransport
@@ -79,9 +88,9 @@ import TestSupport
         // Before, the reader waited in write() once the FIFO was full: about 2,100 heard.
         #expect(try await link.flood(Self.events, total: Self.events) == Self.events)
         // The reader of the FIFO comes back: everything queued is written, nothing lost.
-        async let bytes = onOwnThread { Self.readToEnd(fifo.readEnd).bytes }
-        link.close()
-        let file = try BTSnoopFile(parsing: try await bytes)
+        let reading = Self.startReading(fifo.readEnd)
+        try await onOwnThread { link.close() }
+        let file = try BTSnoopFile(parsing: try await onOwnThread { reading.wait(for: 1, seconds: 60).first ?? [] })
         #expect(file.records.count == Self.events)
         #expect(file.records.allSatisfy { $0.drops == 0 && $0.packet == Samples.resetComplete })
         #expect(writer.dropped == 0)
@@ -99,11 +108,11 @@ import TestSupport
         #expect(droppedInFlood > 0)
         // The FIFO's reader comes back; ten more packets are all recorded, and carry the
         // count of those lost before them.
-        async let bytes = onOwnThread { Self.readToEnd(fifo.readEnd).bytes }
+        let reading = Self.startReading(fifo.readEnd)
         try await waitUntil { writer.queuedBytes == 0 }
         #expect(try await link.flood(10, total: Self.events + 10) == Self.events + 10)
-        link.close()
-        let records = try BTSnoopFile(parsing: try await bytes).records
+        try await onOwnThread { link.close() }
+        let records = try BTSnoopFile(parsing: try await onOwnThread { reading.wait(for: 1, seconds: 60).first ?? [] }).records
         #expect(writer.dropped == droppedInFlood)
         #expect(records.count + writer.dropped == Self.events + 10)
         // btsnoop's drops field is cumulative: each record says how many were lost before it.

@@ -104,4 +104,37 @@ import TestSupport
         }
         #expect(bytes > DescriptorLoop.backlogLimit)
     }
+
+    /// `post` queues a frame without waiting for the stream: async code sends commands and
+    /// ACL that way, so no thread of the tasks' pool waits for a UART held by CTS. The
+    /// reader writes the frame when the stream can take it.
+    @Test func aPostedFrameDoesNotWaitAndGoesOutWhenTheStreamTakesIt() async throws {
+        let (controller, transport, filler) = try stalledStreamPair()
+        defer { close(controller) }
+        try transport.start(receive: { _ in }, closed: { _ in })
+        defer { transport.close() }
+        let acl = self.acl
+        // Returns at once: before (a waiting send) it waited for the controller to read.
+        try await onOwnThread { try transport.post(acl[0]) }
+        try await onOwnThread { try transport.post(acl[1]) }
+        let frames = acl[0].h4Bytes + acl[1].h4Bytes
+        let read = try await onOwnThread { (readExactly(controller, filler, seconds: 60).count, readExactly(controller, frames.count, seconds: 60)) }
+        #expect(read.0 == filler)
+        #expect(read.1 == frames)
+    }
+
+    @Test func aPostedFrameTheStreamNeverTakesEndsTheTransportAtItsDeadline() async throws {
+        let (controller, transport, _) = try stalledStreamPair(sendTimeout: .seconds(1))
+        defer { close(controller) }
+        let ended = Inbox<TransportError?>()
+        try transport.start(receive: { _ in }, closed: { ended.put($0) })
+        defer { transport.close() }
+        let acl = self.acl
+        try await onOwnThread { try transport.post(acl[0]) }
+        let outcome = try await onOwnThread { ended.wait(for: 1, seconds: 60) }
+        guard case .timedOut? = outcome.first ?? nil else {
+            Issue.record("the transport should end timed out, not \(outcome)")
+            return
+        }
+    }
 }
