@@ -154,6 +154,49 @@ import TestSupport
         #expect(bearer.failures.isEmpty && bearer.scriptFinished)
     }
 
+    /// A long write whose caller is cancelled while a Prepare Write is out leaves parts in
+    /// the server's queue: Execute Write 0x00 empties it, or the next long write's Execute
+    /// Write would commit them with its own.
+    @Test func aCancelledLongWriteEmptiesTheServersQueue() async throws {
+        let (client, bearer) = makeGATT([
+            step("16 03 00 00 00 \(bytesHex(18))", "17 03 00 00 00 \(bytesHex(18))", held: true),
+            step("18 00", "19"),
+        ])
+        let write = Task { await gattError { () async throws(GATTError) in try await client.writeLongValue(0x0003, value: Hex.bytes(bytesHex(30))!) } }
+        try await withDeadline("the first Prepare Write") { await bearer.waitForSent(1) }
+        write.cancel()
+        // The Prepare Write keeps its place on the bearer: its answer comes, then the
+        // Execute Write goes out. Before, nothing was sent after it.
+        bearer.release()
+        try await withDeadline("Execute Write 0x00") { await bearer.waitForSent(2) }
+        guard case .att(.cancelled)? = await write.value else {
+            Issue.record("the write should end cancelled"); return
+        }
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+    }
+
+    /// Two long writes at once take turns at the server's one prepare queue: the second
+    /// prepares nothing until the first is executed.
+    @Test func twoLongWritesAtOnceDoNotShareThePrepareQueue() async throws {
+        let (client, bearer) = makeGATT([
+            step("16 03 00 00 00 \(bytesHex(18))", "17 03 00 00 00 \(bytesHex(18))", held: true),
+            step("16 03 00 12 00 \(bytesHex(12, from: 18))", "17 03 00 12 00 \(bytesHex(12, from: 18))"),
+            step("18 01", "19"),
+            step("16 05 00 00 00 \(bytesHex(18, from: 100))", "17 05 00 00 00 \(bytesHex(18, from: 100))"),
+            step("16 05 00 12 00 \(bytesHex(2, from: 118))", "17 05 00 12 00 \(bytesHex(2, from: 118))"),
+            step("18 01", "19"),
+        ])
+        let first = Task { try await client.writeLongValue(0x0003, value: Hex.bytes(bytesHex(30))!) }
+        try await withDeadline("the first Prepare Write") { await bearer.waitForSent(1) }
+        let second = Task { try await client.writeLongValue(0x0005, value: Hex.bytes(bytesHex(20, from: 100))!) }
+        // Before, the second's first Prepare Write queued behind the first's, here.
+        for _ in 0..<200 { await Task.yield() }
+        bearer.release()
+        try await first.value
+        try await second.value
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished, "\(bearer.failures)")
+    }
+
     @Test func reliableWriteExecutesEveryPreparedValueTogether() async throws {
         let (client, bearer) = makeGATT([
             step("16 03 00 00 00 01 02", "17 03 00 00 00 01 02"),

@@ -105,7 +105,7 @@ extension GATTClient {
         for valueHandle in writtenConfigurations.keys where range.contains(valueHandle) {
             writtenConfigurations[valueHandle] = nil
         }
-        for valueHandle in configurationWriters.keys where range.contains(valueHandle) {
+        for case let .configuration(valueHandle) in turns.keys where range.contains(valueHandle) {
             staleConfigurationWrites.insert(valueHandle)
         }
     }
@@ -138,14 +138,8 @@ extension GATTClient {
     /// returns after, and the one a release or ``unsubscribe(from:)`` makes. A refused
     /// write leaves the CCCD as the server has it.
     private func configure(_ valueHandle: UInt16, cccd: UInt16) async throws(ATTError) {
-        while configurationWriters[valueHandle] != nil {
-            await withCheckedContinuation { configurationWriters[valueHandle]?.append($0) }
-        }
-        configurationWriters[valueHandle] = []
-        defer {
-            // Each waiter looks again; the first to run writes next.
-            for waiter in configurationWriters.removeValue(forKey: valueHandle) ?? [] { waiter.resume() }
-        }
+        await takeTurn(.configuration(valueHandle: valueHandle))
+        defer { endTurn(.configuration(valueHandle: valueHandle)) }
         let wanted = (subscriptions[valueHandle] ?? [:]).values.reduce(into: ClientCharacteristicConfiguration()) { $0.formUnion($1.configuration) }
         guard wanted != writtenConfigurations[valueHandle, default: []] else { return }
         staleConfigurationWrites.remove(valueHandle)

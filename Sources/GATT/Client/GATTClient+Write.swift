@@ -31,8 +31,11 @@ extension GATTClient {
         try await executePreparedWrites(writes, startingAt: 0)
     }
 
+    /// One at a time: the server has one prepare queue per client.
     private func executePreparedWrites(_ writes: [GATTWrite], startingAt firstOffset: UInt16) async throws(GATTError) {
         try await procedure(writes.count == 1 ? "Write Long Characteristic Values" : "Reliable Writes") { () async throws(GATTError) in
+            await takeTurn(.preparedWrites)
+            defer { endTurn(.preparedWrites) }
             try await prepareAndExecute(writes, startingAt: firstOffset)
         }
     }
@@ -51,9 +54,10 @@ extension GATTClient {
                 do {
                     echo = try await att.prepareWrite(write.handle, offset: offset, value: part)
                 } catch {
-                    // The server may hold earlier parts: empty its queue before failing
-                    // (the next long write's Execute Write would commit them with its own).
-                    if error.errorCode != nil || error == .procedureDeadlinePassed(request: .prepareWriteRequest) { await cancelPreparedWrites() }
+                    // The server may hold earlier parts, and this one when the caller was
+                    // cancelled while it was out: empty its queue before failing (the next
+                    // long write's Execute Write would commit them with its own).
+                    await cancelPreparedWrites()
                     throw .att(error)
                 }
                 guard echo.attributeHandle == write.handle, echo.valueOffset == offset, echo.partAttributeValue == part else {
@@ -67,10 +71,15 @@ extension GATTClient {
     }
 
     /// Execute Write with flags 0x00: the server drops what was prepared. Outside the
-    /// procedure's deadline, which may be what ended it (the request still has its own 30 s).
+    /// procedure's deadline, which may be what ended it (the request still has its own 30 s),
+    /// and outside the caller's task, which may have been cancelled; the turn is held until
+    /// it is answered. On a closed bearer it fails at once, sending nothing.
     private func cancelPreparedWrites() async {
-        _ = await ATTProcedureDeadline.$current.withValue(nil) {
-            try? await att.executeWrite(.cancelAllPreparedWrites)
-        }
+        let att = self.att
+        await Task {
+            _ = await ATTProcedureDeadline.$current.withValue(nil) {
+                try? await att.executeWrite(.cancelAllPreparedWrites)
+            }
+        }.value
     }
 }

@@ -26,8 +26,8 @@ import BluetoothCore
 ///
 /// An actor: procedures may run concurrently (ATT queues their requests), and each sees a
 /// consistent ``database``. Long reads and writes are a series of requests that another
-/// procedure's requests may interleave with; prepared writes share the server's one queue,
-/// so run one long or reliable write at a time.
+/// procedure's requests may interleave with; long and reliable writes take turns at the
+/// server's one prepare queue, and writes of one CCCD take turns too.
 public actor GATTClient {
     public nonisolated let att: ATTClient
     /// The database discovered (or remembered and confirmed) on this connection.
@@ -48,9 +48,8 @@ public actor GATTClient {
     /// CCCD writes that were out when Service Changed named their handle: their answer is
     /// not recorded, as the handle may name another attribute by then.
     var staleConfigurationWrites: Set<UInt16> = []
-    /// Value handles whose CCCD write is out, with who waits to write it next: one write
-    /// per CCCD at a time, so none overtakes another and each sees what the last one did.
-    var configurationWriters: [UInt16: [CheckedContinuation<Void, Never>]] = [:]
+    /// Who holds each turn (``Turn``), with who waits for it next.
+    var turns: [Turn: [CheckedContinuation<Void, Never>]] = [:]
     /// Bumped per value handle when its subscriptions are ended (``unsubscribe(from:)``,
     /// Service Changed), so a `subscribe` suspended in its CCCD write meanwhile knows.
     var subscriptionGenerations: [UInt16: UInt64] = [:]
@@ -107,6 +106,29 @@ public actor GATTClient {
     /// Runs `body` as the procedure `name`: every ATT request in it ends by the procedure's
     /// deadline, ``procedureTimeout`` from now. Inside another procedure it keeps that
     /// one's deadline (and that one names the failure).
+    /// What procedures take turns at, one at a time: a CCCD's writes (none overtakes
+    /// another, and each sees what the last one did), and the server's one prepare queue
+    /// (two long or reliable writes at once would have it commit the other's parts).
+    enum Turn: Hashable {
+        case configuration(valueHandle: UInt16)
+        case preparedWrites
+    }
+
+    /// Waits until nobody holds `turn`, then holds it until ``endTurn(_:)``. A waiter
+    /// waits for the holder's end even when cancelled: every holder's procedure has a
+    /// deadline.
+    func takeTurn(_ turn: Turn) async {
+        while turns[turn] != nil {
+            await withCheckedContinuation { turns[turn]?.append($0) }
+        }
+        turns[turn] = []
+    }
+
+    func endTurn(_ turn: Turn) {
+        // Each waiter looks again; the first to run takes the turn.
+        for waiter in turns.removeValue(forKey: turn) ?? [] { waiter.resume() }
+    }
+
     func procedure<T: Sendable>(_ name: String, _ body: () async throws(GATTError) -> T) async throws(GATTError) -> T {
         if ATTProcedureDeadline.current != nil { return try await body() }
         let timeout = procedureTimeout
