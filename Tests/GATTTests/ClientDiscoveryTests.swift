@@ -103,11 +103,36 @@ import TestSupport
     }
 
     @Test func discoverTheWholeDatabaseInSevenRoundTripsAtMTU23() async throws {
-        let (client, bearer) = makeGATT(SampleServer.discovery + [SampleServer.readHash, SampleServer.subscribeServiceChanged])
+        let (client, bearer) = makeGATT([SampleServer.readHash] + SampleServer.discovery + [SampleServer.subscribeServiceChanged])
         let database = try await client.discover()
         #expect(database == SampleServer.database)
         #expect(bearer.sent.filter(isDiscoveryRequest).count == 7)
         #expect(bearer.failures.isEmpty)
         #expect(bearer.scriptFinished)
+    }
+
+    /// The hash is read before the first discovery: if the database changes while it is
+    /// discovered, the copy keeps the older hash, which the next connection finds changed.
+    /// Read after (as before), the newer hash would vouch for a copy that mixes both.
+    @Test func theFirstDiscoveryKeepsTheHashReadBeforeIt() async throws {
+        // The server's hash is `hash` when asked first; its database changes during the
+        // discovery (the script cannot show it, only the order that makes it harmless).
+        let (client, bearer) = makeGATT([SampleServer.readHash] + SampleServer.discovery + [SampleServer.subscribeServiceChanged])
+        let database = try await client.discover()
+        #expect(bearer.sent.first == Hex.bytes("08 01 00 FF FF 2A 2B"))
+        #expect(database.databaseHash == Hex.bytes(SampleServer.hash))
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+    }
+
+    /// A server that refuses the hash read before the discovery (it has none: Attribute Not
+    /// Found; or it wants encryption for it) is discovered all the same, with no hash kept.
+    @Test func aServerThatRefusesTheHashIsDiscoveredWithoutOne() async throws {
+        for code in ["0A", "0F"] {
+            let (client, bearer) = makeGATT([step("08 01 00 FF FF 2A 2B", "01 08 01 00 \(code)")] + SampleServer.discovery + [SampleServer.subscribeServiceChanged])
+            let database = try await client.discover()
+            #expect(database.databaseHash == nil)
+            #expect(database.services == SampleServer.database.services)
+            #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+        }
     }
 }

@@ -17,7 +17,7 @@ import TestSupport
     ]
 
     @Test func aNotificationOnServiceChangedIsCountedAndIgnored() async throws {
-        let (client, bearer) = makeGATT(SampleServer.discovery + [SampleServer.readHash, SampleServer.subscribeServiceChanged, step("1E")]
+        let (client, bearer) = makeGATT([SampleServer.readHash] + SampleServer.discovery + [SampleServer.subscribeServiceChanged, step("1E")]
             + Self.rediscoverHeartRate + [SampleServer.readHash])
         _ = try await client.discover()
         let changes = client.databaseChanges
@@ -41,7 +41,7 @@ import TestSupport
         // The first indication starts a rediscovery of Heart Rate; the rest arrive while it
         // waits for its first answer and merge into one waiting range: Generic Attribute
         // to Heart Rate, rediscovered once.
-        let (client, bearer) = makeGATT(SampleServer.discovery + [SampleServer.readHash, SampleServer.subscribeServiceChanged]
+        let (client, bearer) = makeGATT([SampleServer.readHash] + SampleServer.discovery + [SampleServer.subscribeServiceChanged]
             + Self.rediscoverHeartRate + [SampleServer.readOtherHash] + [
                 step("10 06 00 11 00 00 28", "11 06 06 00 0B 00 01 18 0C 00 11 00 0D 18"),
                 step("08 06 00 11 00 02 28", "01 08 06 00 0A"),
@@ -79,7 +79,7 @@ import TestSupport
     }
 
     @Test func malformedServiceChangedValuesAreCountedAndIgnored() async throws {
-        let (client, bearer) = makeGATT(SampleServer.discovery + [SampleServer.readHash, SampleServer.subscribeServiceChanged,
+        let (client, bearer) = makeGATT([SampleServer.readHash] + SampleServer.discovery + [SampleServer.subscribeServiceChanged,
             step("1E"), step("1E"), step("1E"), step("1E")] + Self.rediscoverHeartRate + [SampleServer.readHash])
         _ = try await client.discover()
         let changes = client.databaseChanges
@@ -99,7 +99,7 @@ import TestSupport
     @Test func aRediscoveryTheServerAnswersWithNonsenseIsReportedNotMerged() async throws {
         // Rediscovering Heart Rate finds a service that overlaps Generic Attribute, which
         // was not invalidated: the merged database would be corrupt.
-        let (client, bearer) = makeGATT(SampleServer.discovery + [SampleServer.readHash, SampleServer.subscribeServiceChanged, step("1E"),
+        let (client, bearer) = makeGATT([SampleServer.readHash] + SampleServer.discovery + [SampleServer.subscribeServiceChanged, step("1E"),
             step("10 0C 00 11 00 00 28", "11 06 0C 00 11 00 0D 18"),
             step("08 0C 00 11 00 02 28", "09 08 0D 00 08 00 0E 00 0F 18"),
             step("08 0E 00 11 00 02 28", "01 08 0E 00 0A"),
@@ -127,7 +127,7 @@ import TestSupport
         let rounds = GATTClient.databaseChangesBuffer + 4
         let rediscovery = [step("10 00 01 00 01 00 28", "01 10 00 01 0A")]
         let script = (1...rounds).flatMap { round in rediscovery + [round == rounds ? SampleServer.readOtherHash : SampleServer.readHash] }
-        let (client, bearer) = makeGATT(SampleServer.discovery + [SampleServer.readHash, SampleServer.subscribeServiceChanged] + script,
+        let (client, bearer) = makeGATT([SampleServer.readHash] + SampleServer.discovery + [SampleServer.subscribeServiceChanged] + script,
                                         unscripted: [.handleValueConfirmation])
         _ = try await client.discover()
         let before = bearer.sent.count

@@ -158,8 +158,8 @@ import TestSupport
     }
 
     @Test func serviceChangedRediscoversOnlyTheAffectedRange() async throws {
-        let (client, bearer) = makeGATT(SampleServer.discovery + [
-            SampleServer.readHash, SampleServer.subscribeServiceChanged,
+        let (client, bearer) = makeGATT([SampleServer.readHash] + SampleServer.discovery + [
+            SampleServer.subscribeServiceChanged,
             // The indication is confirmed, then only 0x000C-0x0014 is discovered again.
             step("1E"),
         ] + Self.heartRateRediscovered)
@@ -185,8 +185,8 @@ import TestSupport
     }
 
     @Test func serviceChangedEndsTheSubscriptionsInItsRangeAndANewOneWritesTheCCCDAgain() async throws {
-        let (client, bearer) = makeGATT(SampleServer.discovery + [
-            SampleServer.readHash, SampleServer.subscribeServiceChanged,
+        let (client, bearer) = makeGATT([SampleServer.readHash] + SampleServer.discovery + [
+            SampleServer.subscribeServiceChanged,
             step("12 0F 00 01 00", "13"),
             step("1E"),
         ] + Self.heartRateRediscovered + [
@@ -251,8 +251,8 @@ import TestSupport
     /// nothing about the attribute the handle names now, so it is not taken as written,
     /// and subscribing in the new layout writes the CCCD.
     @Test func aCCCDWriteAnsweredAfterServiceChangedIsNotTakenAsWritten() async throws {
-        let (client, bearer) = makeGATT(SampleServer.discovery + [
-            SampleServer.readHash, SampleServer.subscribeServiceChanged,
+        let (client, bearer) = makeGATT([SampleServer.readHash] + SampleServer.discovery + [
+            SampleServer.subscribeServiceChanged,
             step("12 0F 00 01 00", "13", held: true),
             step("1E"),
         ] + Self.heartRateRediscovered + [
@@ -287,8 +287,7 @@ import TestSupport
     }
 
     @Test func aServiceChangedSubscriptionTheServerRefusedIsAskedForAgainNextTime() async throws {
-        let (client, bearer) = makeGATT(SampleServer.discovery + [
-            SampleServer.readHash,
+        let (client, bearer) = makeGATT([SampleServer.readHash] + SampleServer.discovery + [
             // The CCCD needs encryption: refused, so the discovery fails with that code.
             step("12 09 00 02 00", "01 12 09 00 0F"),
             // After pairing the caller discovers again: the hash is unchanged, and the
@@ -324,7 +323,7 @@ import TestSupport
     @Test func aRememberedDatabaseWithoutHashIsDiscoveredAgain() async throws {
         var remembered = SampleServer.database
         remembered.databaseHash = nil
-        let (client, bearer) = makeGATT(SampleServer.discovery + [SampleServer.readHash, SampleServer.subscribeServiceChanged])
+        let (client, bearer) = makeGATT([SampleServer.readHash] + SampleServer.discovery + [SampleServer.subscribeServiceChanged])
         #expect(try await client.discover(remembered: remembered) == SampleServer.database)
         #expect(bearer.failures.isEmpty && bearer.scriptFinished)
     }

@@ -173,14 +173,28 @@ public actor GATTClient {
                 discovered = GATTDatabase(services: try await discoverServices(in: 0x0001...0xFFFF), databaseHash: current)
             }
         } else {
-            discovered = GATTDatabase(services: try await discoverServices(in: 0x0001...0xFFFF))
-            if discovered.characteristic(GATTUUID.databaseHash) != nil {
-                discovered.databaseHash = try await readDatabaseHash()
-            }
+            // The hash before the discovery: a database that changes meanwhile leaves the
+            // copy with the older hash, which the next connection finds changed. Read
+            // after, a newer hash would vouch for a copy that mixes both.
+            let hash = try await readDatabaseHashIfAny()
+            discovered = GATTDatabase(services: try await discoverServices(in: 0x0001...0xFFFF), databaseHash: hash)
+            if discovered.characteristic(GATTUUID.databaseHash) == nil { discovered.databaseHash = nil }
         }
         database = discovered
         try await subscribeToServiceChanged()
         return discovered
+    }
+
+    /// The Database Hash before a first discovery, when nothing says yet whether the server
+    /// has one: a server that refuses the read (an Error Response of any code) is taken as
+    /// having none, as one without the characteristic answers Attribute Not Found.
+    private func readDatabaseHashIfAny() async throws(GATTError) -> [UInt8]? {
+        do {
+            return try await readDatabaseHash()
+        } catch {
+            if case .att(.errorResponse) = error { return nil }
+            throw error
+        }
     }
 
     /// The Database Hash via Read Using Characteristic UUID, or nil when the server has none.
