@@ -161,7 +161,7 @@ import TestSupport
         let (client, bearer) = makeGATT([
             step("16 03 00 00 00 \(bytesHex(18))", "17 03 00 00 00 \(bytesHex(18))", held: true),
             step("18 00", "19"),
-        ])
+        ], timeout: heldStepTimeout)
         let write = Task { await gattError { () async throws(GATTError) in try await client.writeLongValue(0x0003, value: Hex.bytes(bytesHex(30))!) } }
         try await withDeadline("the first Prepare Write") { await bearer.waitForSent(1) }
         write.cancel()
@@ -185,7 +185,7 @@ import TestSupport
             step("16 05 00 00 00 \(bytesHex(18, from: 100))", "17 05 00 00 00 \(bytesHex(18, from: 100))"),
             step("16 05 00 12 00 \(bytesHex(2, from: 118))", "17 05 00 12 00 \(bytesHex(2, from: 118))"),
             step("18 01", "19"),
-        ])
+        ], timeout: heldStepTimeout)
         let first = Task { try await client.writeLongValue(0x0003, value: Hex.bytes(bytesHex(30))!) }
         try await withDeadline("the first Prepare Write") { await bearer.waitForSent(1) }
         let second = Task { try await client.writeLongValue(0x0005, value: Hex.bytes(bytesHex(20, from: 100))!) }

@@ -80,7 +80,7 @@ import TestSupport
         let (client, bearer) = makeGATT([
             step("12 0F 00 01 00", "01 12 0F 00 03", held: true),
             step("12 0F 00 01 00", "13"),
-        ])
+        ], timeout: heldStepTimeout)
         let first = Task { await gattError { () async throws(GATTError) in _ = try await client.subscribe(to: Self.measurement) } }
         try await withDeadline("the first CCCD write") { await bearer.waitForSent(1) }
         let second = Task { () async throws(GATTError) -> AsyncStream<[UInt8]> in try await client.subscribe(to: Self.measurement) }
@@ -257,7 +257,7 @@ import TestSupport
             step("1E"),
         ] + Self.heartRateRediscovered + [
             step("12 0F 00 01 00", "13"),
-        ])
+        ], timeout: heldStepTimeout)
         _ = try await client.discover()
         let sentBefore = bearer.sent.count
         let first = Task { try await client.subscribe(to: Self.measurement) }

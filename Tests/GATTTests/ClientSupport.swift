@@ -4,6 +4,11 @@ import GATT
 import TestSupport
 
 /// A GATT client over a scripted ATT server (BlueZ unit/test-gatt.c style).
+/// The transaction timeout of a test whose server holds an answer until the test lets it
+/// go: a full parallel run can keep the test from running again for longer than ATT's 30 s
+/// (one such run timed out a held Prepare Write).
+let heldStepTimeout: Duration = .seconds(600)
+
 func makeGATT(
     _ script: [ScriptedBearer.Step], mtu: UInt16 = 23, timeout: Duration = ATTConstants.transactionTimeout,
     unscripted: Set<ATTOpcode> = []

@@ -115,6 +115,23 @@ final class ToolProcess: @unchecked Sendable {
         try await onOwnThread { try self.nextBlocking(what, timeout: timeout, where: predicate) }
     }
 
+    /// The next line matching each of `predicates`, in whatever order the tool prints them
+    /// (events of separate tasks, such as a pairing's end and a subscription, come either
+    /// way round); one line per predicate, in the predicates' order.
+    func next(all what: String, timeout: Duration = .seconds(10), _ predicates: [@Sendable ([String: Any]) -> Bool]) async throws -> [Line] {
+        try await onOwnThread {
+            var found: [Line?] = Array(repeating: nil, count: predicates.count)
+            _ = try self.nextBlocking(what, timeout: timeout) { object in
+                for (index, predicate) in predicates.enumerated() where found[index] == nil && predicate(object) {
+                    found[index] = Line(arrived: .now, object: object, text: "")
+                    break
+                }
+                return !found.contains { $0 == nil }
+            }
+            return found.compactMap { $0 }
+        }
+    }
+
     private func nextBlocking(_ what: String, timeout: Duration, where predicate: ([String: Any]) -> Bool) throws -> Line {
         let deadline = Date().addingTimeInterval(Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
         condition.lock()
