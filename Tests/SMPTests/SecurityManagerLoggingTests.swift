@@ -20,7 +20,11 @@ import TestSupport
         #expect(outcomes.map(\.message) == ["pairing failed"])
         #expect(outcomes.first?.metadata["peer"] == "\(link.connection.peer)")
         #expect(outcomes.first?.metadata["error"] == error.map { "\($0)" })
-        #expect(logs.lines(atLeast: .warning).isEmpty)
+        // Nothing else is worth a warning. The one exception is the worker's watchdog: it
+        // warns when the worker makes no progress for 5 s, which a full AddressSanitizer run
+        // caused once by starving this test's tasks for 30 s.
+        let watchdog = "pairing's end told without waiting for our last PDUs: the controller took nothing for 5 s"
+        #expect(logs.lines(atLeast: .warning).filter { $0.message != watchdog }.isEmpty)
     }
 
     @Test func anSMPTimerThatFiresLogsOneWarning() async throws {
