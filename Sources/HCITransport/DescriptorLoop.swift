@@ -9,7 +9,8 @@ import CBluetooth
 /// descriptor-based transport and by the monitor reader.
 ///
 /// The reader is a plain pthread that poll()s the descriptor and the read end of a wake
-/// pipe; `close()` writes to the pipe, so the thread never sleeps past a close. Chunks go
+/// pipe; `close()`, a failure and a frame posted for the reader to write (`write` with
+/// `waits` false) write to the pipe, so the thread never sleeps past any of them. Chunks go
 /// synchronously to the `chunk` handler on that thread. The descriptor is closed by
 /// whoever finishes last (the reader thread on its way out, or `close()` when the thread
 /// never started), under the same lock writers hold, so a write can never hit a
@@ -217,11 +218,11 @@ package final class DescriptorLoop: Sendable {
     /// what waits whenever the stream can take more.
     private func waitUntilTaken(_ end: UInt64, until deadline: UInt64, timeout: Duration) throws(TransportError) {
         while true {
-            // The wake pipe is readable once the descriptor closes or the stream fails, so
-            // this never sleeps past either (the number may be reused after a close: the
-            // pipe, or the deadline, still ends the wait, and the lock then says closed).
-            // At most 10 ms: another sender may write the rest of this frame and fill the
-            // stream, and no POLLOUT would then tell this one its frame is out.
+            // The wake pipe becomes readable when the descriptor closes or the stream fails,
+            // but the running reader empties it, so it may not stay readable: the wait is
+            // at most 10 ms, and the lock then says closed or failed. 10 ms also because
+            // another sender may write the rest of this frame and fill the stream, and no
+            // POLLOUT would then tell this one its frame is out.
             var entries = [pollfd(fd: fd, events: Int16(POLLOUT), revents: 0),
                            pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
             _ = poll(&entries, 2, min(10, Posix.pollTimeout(until: deadline)))
