@@ -29,6 +29,10 @@ public protocol ATTBearer: Sendable {
     /// the same as ``send(_:)``, for bearers with no bound of their own.
     func sendUnlessFull(_ pdu: [UInt8]) throws(ATTBearerError) -> Bool
 
+    /// Returns once every PDU sent so far has left for the controller or failed (a
+    /// refused ``sendUnlessFull(_:)`` may then be tried again). By default at once.
+    func waitUntilSent() async
+
     /// The bearer's ATT_MTU now: 23 on a new LE bearer, then what an exchange agreed or
     /// what the layer below reports.
     var mtu: UInt16 { get }
@@ -60,6 +64,7 @@ public protocol ATTBearer: Sendable {
 extension ATTBearer {
     public var maximumMTU: UInt16? { nil }
     public var sendNeverWaits: Bool { false }
+    public func waitUntilSent() async {}
 
     public func sendUnlessFull(_ pdu: [UInt8]) throws(ATTBearerError) -> Bool {
         try send(pdu)

@@ -113,6 +113,11 @@ public final class L2CAPBearer: ATTBearer {
         }
     }
 
+    /// Waits for L2CAP's queue of this connection (the link's end also ends the wait).
+    public func waitUntilSent() async {
+        await manager.waitUntilSent(connection: connectionHandle)
+    }
+
     public var mtu: UInt16 { currentMTU.withLock { $0 } }
     public var mtuIsNegotiatedBelow: Bool { false }
     /// L2CAP queues, and writes to the controller only with a credit in hand.

@@ -334,8 +334,9 @@ public final class PeripheralManager: Sendable {
     /// sends it to the centrals subscribed to it: a notification or an indication, as each
     /// one's CCCD asks (notification when both), cut to its ATT_MTU - 3.
     ///
-    /// Returns false when a link's queue had no room for it (its outgoing L2CAP queue for a
-    /// notification, its server's indication queue for an indication): that central did
+    /// Returns false when a link's queue had no room for it (for a notification its
+    /// outgoing L2CAP queue, or on hci-raw the server's queue in front of the kernel's
+    /// socket; for an indication its server's indication queue): that central did
     /// not get this value, the others did. Nothing waits in between:
     /// ``PeripheralManagerEvent/readyToUpdateSubscribers`` comes once every such queue has
     /// room again, as `peripheralManagerIsReady(toUpdateSubscribers:)` does.
@@ -373,9 +374,9 @@ public final class PeripheralManager: Sendable {
                 links.refused = true
                 return links.waitingForRoom.insert(bearer).inserted
             }
-            if watch, let channels = host.central.channels {
+            if watch {
                 Task { [weak self] in
-                    await channels.waitUntilSent(connection: bearer)
+                    await server.waitUntilSent()
                     self?.roomAgain(bearer)
                 }
             }

@@ -73,7 +73,7 @@ import Testing
         try await waitUntil({ bearer.waiting == 1 }, timeout: .seconds(10))
         // The value changes after the read was answered: its notification must reach the
         // client after the answer, or the client keeps the old value the answer carries.
-        // On a thread of its own: notify waits for the answer's send, which is held.
+        // On a thread of its own, in case notify waited for the answer's send (held).
         let notified = Inbox<String>()
         Thread {
             do throws(ATTServerError) {
@@ -87,7 +87,43 @@ import Testing
         try await Task.sleep(for: .milliseconds(100))
         bearer.release()
         #expect(try await onOwnThread { notified.wait(for: 1) } == ["sent"])
+        await server.waitUntilSent()
         #expect(bearer.sent == [[0x0B] + Array("BareBLE".utf8), [0x1B, 0x03, 0x00, 0x01]])
+        withExtendedLifetime(client) {}
+    }
+
+    @Test func notificationsDoNotHoldTheirCallerWhileTheBearerHoldsWrites() async throws {
+        let bearer = SlowSendBearer()
+        var configuration = ATTServer.Configuration()
+        configuration.waitingNotificationLimit = 4
+        let server = ATTServer(bearer: bearer, store: InMemoryAttributeStore.testDatabase(), bearerID: 0x0040, configuration: configuration)
+        let client = ATTClient(bearer: bearer, server: server)
+        // The kernel's socket holds writes (it pairs, or the peer takes no data): the caller
+        // of notify (an application thread, a task of the pool) learns at once whether the
+        // value was taken, and past the bound that it was not. Before, each notify waited
+        // in the held send.
+        let results = Inbox<String>()
+        Thread {
+            for value in UInt8(0)..<6 {
+                do throws(ATTServerError) {
+                    try server.notify(handle: 0x0003, value: [value])
+                    results.put("queued")
+                } catch .outgoingQueueFull {
+                    results.put("full")
+                } catch {
+                    results.put("\(error)")
+                }
+            }
+        }.start()
+        #expect(try await onOwnThread { results.wait(for: 6, seconds: 10) } == ["queued", "queued", "queued", "queued", "full", "full"])
+        let drained = Task { await server.waitUntilSent() }
+        bearer.release()
+        await drained.value
+        #expect(bearer.sent == (UInt8(0)..<4).map { [0x1B, 0x03, 0x00, $0] })
+        // Room again: the next value is taken.
+        try server.notify(handle: 0x0003, value: [0x09])
+        await server.waitUntilSent()
+        #expect(bearer.sent.last == [0x1B, 0x03, 0x00, 0x09])
         withExtendedLifetime(client) {}
     }
 }

@@ -41,6 +41,15 @@ extension ATTServer {
         return count
     }
 
+    /// Returns once everything sent so far (answers and notifications) has left for the
+    /// layer below, or failed: then a refused notification may be sent again.
+    public func waitUntilSent() async {
+        guard let waitingSends else { return await bearer.waitUntilSent() }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            waitingSends.async { continuation.resume() }
+        }
+    }
+
     /// Sends a Handle Value Indication (3.4.7.2), the value cut to ATT_MTU - 3 octets, and
     /// returns once the client confirmed it.
     ///
@@ -154,18 +163,34 @@ extension ATTServer {
     }
 
     /// A host PDU the caller may retry: refused without queueing when the layer below is full.
-    /// On a bearer whose send may wait it goes through `waitingSends`, waited for, so it
-    /// cannot overtake an answer made before it (a notification of a new value reaching the
-    /// client before the read response with the old one, which the client would keep).
+    /// On a bearer whose send may wait it joins `waitingSends` behind the answers made
+    /// before it, so it cannot overtake one (a notification of a new value reaching the
+    /// client before the read response with the old one, which the client would keep),
+    /// and the caller does not wait for it: up to ``Configuration/waitingNotificationLimit``
+    /// PDUs and ``Configuration/waitingNotificationBytes`` octets wait there, past them the
+    /// caller gets ``ATTServerError/outgoingQueueFull``, as from L2CAP's bound.
     private func sendHostPDU(_ bytes: [UInt8]) throws(ATTServerError) {
-        let send = { @Sendable () -> Result<Void, ATTServerError> in
+        guard let waitingSends, DispatchQueue.getSpecific(key: Self.waitingSendsKey) == nil else {
             let sent: Bool
-            do throws(ATTBearerError) { sent = try self.bearer.sendUnlessFull(bytes) } catch { return .failure(.bearerClosed(error)) }
-            return sent ? .success(()) : .failure(.outgoingQueueFull)
+            do throws(ATTBearerError) { sent = try bearer.sendUnlessFull(bytes) } catch { throw .bearerClosed(error) }
+            if !sent { throw .outgoingQueueFull }
+            return
         }
-        guard let waitingSends, DispatchQueue.getSpecific(key: Self.waitingSendsKey) == nil else { return try send().get() }
-        let result: Result<Void, ATTServerError> = waitingSends.sync { send() }
-        try result.get()
+        let admitted: Result<Void, ATTServerError> = state.withLock { state in
+            if let reason = state.closedReason { return .failure(.bearerClosed(reason)) }
+            let waiting = state.waitingNotifications
+            guard waiting.count < configuration.waitingNotificationLimit,
+                  waiting.bytes + bytes.count <= configuration.waitingNotificationBytes else { return .failure(.outgoingQueueFull) }
+            state.waitingNotifications = (waiting.count + 1, waiting.bytes + bytes.count)
+            return .success(())
+        }
+        try admitted.get()
+        waitingSends.async {
+            let failure: ATTBearerError?
+            do throws(ATTBearerError) { try self.bearer.send(bytes); failure = nil } catch { failure = error }
+            self.state.withLock { $0.waitingNotifications.count -= 1; $0.waitingNotifications.bytes -= bytes.count }
+            if let failure { self.stop(failure, closeLink: false) }
+        }
     }
 
     /// Opcode, handle, and as much of the value as ATT_MTU - 3 allows, in one allocation.

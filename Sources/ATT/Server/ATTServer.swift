@@ -43,6 +43,12 @@ public final class ATTServer: Sendable {
         public var commandInboxLimit = 64
         /// Indications waiting behind the one outstanding.
         public var indicationQueueLimit = 32
+        /// Notifications waiting to be sent on a bearer whose `send` may wait (a kernel
+        /// socket): PDUs, and their octets in all. Past either, ``ATTServer/notify(handle:value:)``
+        /// throws ``ATTServerError/outgoingQueueFull``, as L2CAP's host bound (the same
+        /// figures) does on our own bearer.
+        public var waitingNotificationLimit = 256
+        public var waitingNotificationBytes = 65_536
         /// How long an indication may wait for its confirmation (3.3.3).
         public var indicationTimeout: Duration = ATTConstants.transactionTimeout
         /// How long a request may take in all (``ATTServerContext/requestDeadline``): its
@@ -127,6 +133,8 @@ public final class ATTServer: Sendable {
         var indications = PendingAnswers<IndicationWait, Bool, ATTServerError>()
         var indicationInFlight: (id: UInt64, deadline: DeadlineTimer.Token)?
         var indicationQueue: [(id: UInt64, bytes: [UInt8])] = []
+        /// Notifications on `waitingSends`, not yet sent: PDUs and octets.
+        var waitingNotifications = (count: 0, bytes: 0)
         /// Test hook: told the number of requests answered after each answer has gone out.
         var answerObserver: (@Sendable (Int) -> Void)?
         var mtuObserver: (@Sendable (UInt16) -> Void)?
