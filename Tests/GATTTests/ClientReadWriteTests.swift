@@ -197,6 +197,28 @@ import TestSupport
         #expect(bearer.failures.isEmpty && bearer.scriptFinished, "\(bearer.failures)")
     }
 
+    /// A long write cancelled while another holds the server's prepare queue returns at
+    /// once, cancelled, having sent nothing. Before, it waited for the other to finish.
+    @Test func aLongWriteCancelledWhileItWaitsItsTurnReturnsAtOnce() async throws {
+        let (client, bearer) = makeGATT([
+            step("16 03 00 00 00 \(bytesHex(18))", "17 03 00 00 00 \(bytesHex(18))", held: true),
+            step("16 03 00 12 00 \(bytesHex(12, from: 18))", "17 03 00 12 00 \(bytesHex(12, from: 18))"),
+            step("18 01", "19"),
+        ], timeout: heldStepTimeout)
+        let first = Task { try await client.writeLongValue(0x0003, value: Hex.bytes(bytesHex(30))!) }
+        try await withDeadline("the first Prepare Write") { await bearer.waitForSent(1) }
+        let second = Task { await gattError { () async throws(GATTError) in try await client.writeLongValue(0x0005, value: [1, 2, 3]) } }
+        for _ in 0..<200 { await Task.yield() }
+        second.cancel()
+        let outcome = try await withDeadline("the cancelled long write", seconds: 30) { await second.value }
+        guard case .att(.cancelled)? = outcome else {
+            Issue.record("the cancelled long write: \(String(describing: outcome))"); return
+        }
+        bearer.release()
+        try await first.value
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished, "\(bearer.failures)")
+    }
+
     @Test func reliableWriteExecutesEveryPreparedValueTogether() async throws {
         let (client, bearer) = makeGATT([
             step("16 03 00 00 00 01 02", "17 03 00 00 00 01 02"),

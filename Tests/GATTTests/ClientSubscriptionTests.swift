@@ -99,6 +99,56 @@ import TestSupport
         withExtendedLifetime(stream) {}
     }
 
+    /// A subscriber cancelled while it waits for another's CCCD write returns at once,
+    /// cancelled, and leaves nothing behind: the server is not written its bits. Before, it
+    /// waited out the other write (up to the procedure's deadline for a server that does
+    /// not answer).
+    @Test func aSubscriberCancelledWhileItWaitsItsTurnReturnsAtOnce() async throws {
+        let (client, bearer) = makeGATT([
+            step("12 0F 00 01 00", "13", held: true),
+        ], timeout: heldStepTimeout)
+        let first = Task { () async throws(GATTError) -> AsyncStream<[UInt8]> in try await client.subscribe(to: Self.measurement, configuration: .notification) }
+        try await withDeadline("the first CCCD write") { await bearer.waitForSent(1) }
+        let second = Task { await gattError { () async throws(GATTError) in _ = try await client.subscribe(to: Self.measurement, configuration: .indication) } }
+        try await withDeadline("the second consumer to register") {
+            while await client.subscriberCount(valueHandle: 0x000E) < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        second.cancel()
+        let outcome = try await withDeadline("the cancelled subscriber", seconds: 30) { await second.value }
+        guard case .att(.cancelled)? = outcome else {
+            Issue.record("the cancelled subscriber: \(String(describing: outcome))"); return
+        }
+        #expect(await client.subscriberCount(valueHandle: 0x000E) == 1)
+        bearer.release()
+        let stream = try await first.value
+        // Nothing more is written: the server has what the one consumer left wants.
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(bearer.sent.count == 1)
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished)
+        withExtendedLifetime(stream) {}
+    }
+
+    /// A subscriber cancelled while its CCCD write is out: the server may well take that
+    /// write (ATT cannot withdraw a request), so once it answers the CCCD is written back
+    /// to what the remaining consumers want (none: 0). Before, the server was left
+    /// indicating to nobody.
+    @Test func aSubscriberCancelledDuringItsCCCDWriteHasItWrittenBack() async throws {
+        let (client, bearer) = makeGATT([
+            step("12 0F 00 02 00", "13", held: true),
+            step("12 0F 00 00 00", "13"),
+        ], timeout: heldStepTimeout)
+        let subscriber = Task { await gattError { () async throws(GATTError) in _ = try await client.subscribe(to: Self.measurement, configuration: .indication) } }
+        try await withDeadline("the CCCD write") { await bearer.waitForSent(1) }
+        subscriber.cancel()
+        guard case .att(.cancelled)? = await subscriber.value else {
+            Issue.record("the cancelled subscriber should return cancelled"); return
+        }
+        #expect(await client.subscriberCount(valueHandle: 0x000E) == 0)
+        bearer.release()
+        try await withDeadline("the CCCD written back") { await bearer.waitForSent(2) }
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished, "\(bearer.failures)")
+    }
+
     /// A refused write that would have widened the CCCD (indications on top of a consumer's
     /// notifications) leaves the CCCD as the server has it: the next consumer asking for
     /// indications writes them again instead of believing they are on.

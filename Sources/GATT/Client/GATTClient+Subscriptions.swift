@@ -60,6 +60,12 @@ extension GATTClient {
             listening.cancel()
             // Before anyone waiting for the CCCD runs: they write it without these bits.
             if subscriptionGenerations[valueHandle, default: 0] == generation { removeConsumer(consumer, of: valueHandle) }
+            // Cancelled: a write with these bits may have reached the server (this one's,
+            // or one another consumer made while this one waited): the CCCD is written to
+            // what the others want once it is this handle's turn.
+            if case .cancelled = error, att.closedReason == nil {
+                Task { try? await self.configure(valueHandle, cccd: cccd) }
+            }
             throw .att(error)
         }
         // Ended while the write was out (Service Changed, unsubscribe): ended too.
@@ -138,12 +144,22 @@ extension GATTClient {
     /// returns after, and the one a release or ``unsubscribe(from:)`` makes. A refused
     /// write leaves the CCCD as the server has it.
     private func configure(_ valueHandle: UInt16, cccd: UInt16) async throws(ATTError) {
-        await takeTurn(.configuration(valueHandle: valueHandle))
+        try await takeTurn(.configuration(valueHandle: valueHandle))
         defer { endTurn(.configuration(valueHandle: valueHandle)) }
         let wanted = (subscriptions[valueHandle] ?? [:]).values.reduce(into: ClientCharacteristicConfiguration()) { $0.formUnion($1.configuration) }
         guard wanted != writtenConfigurations[valueHandle, default: []] else { return }
         staleConfigurationWrites.remove(valueHandle)
-        try await att.write(cccd, value: wanted.bytes)
+        do {
+            try await att.write(cccd, value: wanted.bytes)
+        } catch {
+            // A cancelled write may yet reach the server (ATT cannot withdraw one that went
+            // out): its bits count as written, so the next configuration writes what is
+            // wanted then rather than trusting the server has less.
+            if case .cancelled = error, !staleConfigurationWrites.contains(valueHandle) {
+                writtenConfigurations[valueHandle] = writtenConfigurations[valueHandle, default: []].union(wanted)
+            }
+            throw error
+        }
         guard staleConfigurationWrites.remove(valueHandle) == nil else { return }
         writtenConfigurations[valueHandle] = wanted.isEmpty ? nil : wanted
     }

@@ -34,7 +34,7 @@ extension GATTClient {
     /// One at a time: the server has one prepare queue per client.
     private func executePreparedWrites(_ writes: [GATTWrite], startingAt firstOffset: UInt16) async throws(GATTError) {
         try await procedure(writes.count == 1 ? "Write Long Characteristic Values" : "Reliable Writes") { () async throws(GATTError) in
-            await takeTurn(.preparedWrites)
+            try await request { () async throws(ATTError) in try await takeTurn(.preparedWrites) }
             defer { endTurn(.preparedWrites) }
             try await prepareAndExecute(writes, startingAt: firstOffset)
         }

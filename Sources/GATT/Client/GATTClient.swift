@@ -48,8 +48,10 @@ public actor GATTClient {
     /// CCCD writes that were out when Service Changed named their handle: their answer is
     /// not recorded, as the handle may name another attribute by then.
     var staleConfigurationWrites: Set<UInt16> = []
-    /// Who holds each turn (``Turn``), with who waits for it next.
-    var turns: [Turn: [CheckedContinuation<Void, Never>]] = [:]
+    /// Who holds each turn (``Turn``), with who waits for it next (resumed with false
+    /// when the waiter's task was cancelled).
+    var turns: [Turn: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)]] = [:]
+    var nextTurnWaiterID: UInt64 = 1
     /// Bumped per value handle when its subscriptions are ended (``unsubscribe(from:)``,
     /// Service Changed), so a `subscribe` suspended in its CCCD write meanwhile knows.
     var subscriptionGenerations: [UInt16: UInt64] = [:]
@@ -112,21 +114,44 @@ public actor GATTClient {
     enum Turn: Hashable {
         case configuration(valueHandle: UInt16)
         case preparedWrites
+
+        /// The request the turn is for, named when a waiter is cancelled.
+        var request: ATTOpcode {
+            switch self {
+            case .configuration: .writeRequest
+            case .preparedWrites: .prepareWriteRequest
+            }
+        }
     }
 
-    /// Waits until nobody holds `turn`, then holds it until ``endTurn(_:)``. A waiter
-    /// waits for the holder's end even when cancelled: every holder's procedure has a
-    /// deadline.
-    func takeTurn(_ turn: Turn) async {
+    /// Waits until nobody holds `turn`, then holds it until ``endTurn(_:)``. A waiter whose
+    /// task is cancelled leaves the queue at once with ``ATTError/cancelled(request:)``.
+    func takeTurn(_ turn: Turn) async throws(ATTError) {
         while turns[turn] != nil {
-            await withCheckedContinuation { turns[turn]?.append($0) }
+            let id = nextTurnWaiterID
+            nextTurnWaiterID += 1
+            let resumed = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                    if Task.isCancelled { return continuation.resume(returning: false) }
+                    turns[turn]?.append((id, continuation))
+                }
+            } onCancel: {
+                // Runs after the waiter is queued: the actor is held until it suspends.
+                Task { await self.leaveTurn(turn, waiter: id) }
+            }
+            guard resumed else { throw .cancelled(request: turn.request) }
         }
         turns[turn] = []
     }
 
+    private func leaveTurn(_ turn: Turn, waiter id: UInt64) {
+        guard let index = turns[turn]?.firstIndex(where: { $0.id == id }) else { return }
+        turns[turn]?.remove(at: index).continuation.resume(returning: false)
+    }
+
     func endTurn(_ turn: Turn) {
         // Each waiter looks again; the first to run takes the turn.
-        for waiter in turns.removeValue(forKey: turn) ?? [] { waiter.resume() }
+        for waiter in turns.removeValue(forKey: turn) ?? [] { waiter.continuation.resume(returning: true) }
     }
 
     func procedure<T: Sendable>(_ name: String, _ body: () async throws(GATTError) -> T) async throws(GATTError) -> T {
