@@ -1,6 +1,7 @@
 import BluetoothCore
 import Glibc
 import Logging
+import Synchronization
 
 /// The btsnoop capture format (RFC 1761 snoop, as Wireshark and btmon read it): a 16-byte
 /// file header ("btsnoop\0", version 1, datalink), then records of original length,
@@ -102,6 +103,8 @@ public final class BTSnoopWriter: Sendable {
     public static let closeTimeout: Duration = .seconds(2)
     private let output: QueuedOutput
     private let logger: Logger
+    /// The write error that ended the capture has been logged.
+    private let failureLogged = Atomic(false)
 
     /// Creates (or truncates) `path` and writes the file header. A FIFO's open waits for
     /// its reader, as tcpdump's and btmon's do.
@@ -140,7 +143,17 @@ public final class BTSnoopWriter: Sendable {
             return BTSnoop.encode(record)
         }
         guard !accepted else { return }
-        if let failure = output.failure { throw .cannotWrite(path: path, reason: Posix.message(failure)) }
+        if let failure = output.failure {
+            let reason = Posix.message(failure)
+            if !failureLogged.exchange(true, ordering: .relaxed) {
+                // The one line that says the capture ended: its callers (a capturing
+                // transport) go on without it and do not report each refused record.
+                logger.warning(
+                    "capture stopped: \(path) can no longer be written; packets still flow, unrecorded",
+                    metadata: ["reason": "\(reason)", "captureDropped": "\(dropped)"])
+            }
+            throw .cannotWrite(path: path, reason: reason)
+        }
         if output.isClosed { throw .cannotWrite(path: path, reason: "the capture is closed") }
         logger.droppedForOverflow(
             "capture record dropped: \(path) is not taking records as fast as they come",

@@ -26,9 +26,9 @@ package final class DescriptorLoop: Sendable {
     private let fd: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
-    /// Sockets are written with send(MSG_NOSIGNAL), so a peer that went away is an EPIPE
-    /// error, not a SIGPIPE that kills the process.
-    private let isSocket: Bool
+    /// How `fd` is written: a peer that went away is an EPIPE error, never a SIGPIPE that
+    /// ends the process.
+    private let target: Posix.WriteTarget
     /// A pty whose other side closed reads EIO: for a stream that is the end of file.
     private let eioIsEndOfFile: Bool
     private let readSize: Int
@@ -93,7 +93,7 @@ package final class DescriptorLoop: Sendable {
     /// `kernelTimestamps` (a datagram socket) asks the kernel for each datagram's time
     /// (SO_TIMESTAMPNS), which the chunk handler reads as ``kernelTimestamp``.
     package init(
-        fd: Int32, spec: TransportSpec?, name: String, isSocket: Bool, eioIsEndOfFile: Bool = false,
+        fd: Int32, spec: TransportSpec?, name: String, eioIsEndOfFile: Bool = false,
         readSize: Int = 65_536, wait: ReaderWait = .blocking, kernelTimestamps: Bool = false,
         cleanup: (@Sendable () -> Void)? = nil
     ) throws(TransportError) {
@@ -111,7 +111,7 @@ package final class DescriptorLoop: Sendable {
         self.fd = fd
         self.spec = spec
         self.name = name
-        self.isSocket = isSocket
+        target = Posix.WriteTarget(fd: fd)
         self.eioIsEndOfFile = eioIsEndOfFile
         self.readSize = readSize
         self.kernelTimestamps = kernelTimestamps
@@ -185,7 +185,7 @@ package final class DescriptorLoop: Sendable {
             var taken = 0
             let tried = !fromReader && output.pending.isEmpty
             if tried {
-                taken = Posix.writeSome(fd, bytes, isSocket: isSocket)
+                taken = Posix.writeSome(fd, bytes, to: target)
                 if taken < 0 {
                     return .failure(fail(&output, TransportError.from(errno: Int32(-taken), operation: .write, spec: spec)))
                 }
@@ -245,7 +245,7 @@ package final class DescriptorLoop: Sendable {
     /// ends the stream's writing.
     private func writePending(_ output: inout Output) {
         guard !output.pending.isEmpty else { return }
-        let count = output.pending.withUnsafeBytes { Posix.writeSome(fd, $0, isSocket: isSocket) }
+        let count = output.pending.withUnsafeBytes { Posix.writeSome(fd, $0, to: target) }
         if count < 0 {
             _ = fail(&output, TransportError.from(errno: Int32(-count), operation: .write, spec: spec))
         } else if count == output.pending.count {
@@ -302,7 +302,7 @@ package final class DescriptorLoop: Sendable {
     /// Writes `bytes` whole by `deadline` (a datagram descriptor); the output lock is held.
     private func writeLocked(_ bytes: UnsafeRawBufferPointer, until deadline: UInt64, timeout: Duration) -> TransportError? {
         do throws(Posix.WriteFailure) {
-            try Posix.writeAll(fd, bytes, until: deadline, isSocket: isSocket)
+            try Posix.writeAll(fd, bytes, until: deadline, to: target)
             return nil
         } catch {
             switch error {
@@ -361,7 +361,7 @@ package final class DescriptorLoop: Sendable {
                 if open {
                     // A socket's duplicate (a security wait's) would keep it, and its link,
                     // alive past the close: shutdown ends it for every descriptor of it.
-                    if isSocket { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+                    if target == .socket { _ = shutdown(fd, Int32(SHUT_RDWR)) }
                     Glibc.close(fd)
                 }
                 open = false

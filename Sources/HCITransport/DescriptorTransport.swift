@@ -37,9 +37,8 @@ public final class DescriptorTransport: HCITransport {
         fd: Int32, name: String, framing: H4Framer.Configuration? = nil, wait: ReaderWait = .blocking,
         sendTimeout: Duration = .seconds(2), logger: Logger = Logger(label: DescriptorTransport.defaultLogLabel)
     ) throws(TransportError) -> DescriptorTransport {
-        var status = stat()
-        let isSocket = fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
-        let loop = try DescriptorLoop(fd: fd, spec: nil, name: name, isSocket: isSocket, wait: wait)
+        let isSocket = Posix.WriteTarget(fd: fd) == .socket
+        let loop = try DescriptorLoop(fd: fd, spec: nil, name: name, wait: wait)
         let framing = framing ?? (isSocket ? .controllerToHost.reliable : .controllerToHost)
         return DescriptorTransport(loop: loop, framing: .stream(framing), sendTimeout: sendTimeout, logger: logger)
     }

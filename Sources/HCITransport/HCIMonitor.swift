@@ -98,7 +98,7 @@ public final class HCIMonitor: Sendable {
         let spec = TransportSpec.hciMonitor
         let fd = try HCISocket.open(spec: spec)
         try HCISocket.bind(fd, index: Int(bareble_HCI_DEV_NONE()), channel: bareble_HCI_CHANNEL_MONITOR(), spec: spec)
-        return HCIMonitor(loop: try DescriptorLoop(fd: fd, spec: spec, name: spec.description, isSocket: true, kernelTimestamps: true))
+        return HCIMonitor(loop: try DescriptorLoop(fd: fd, spec: spec, name: spec.description, kernelTimestamps: true))
     }
 
     /// Starts the reader thread: `receive` gets each record on it, stamped with the

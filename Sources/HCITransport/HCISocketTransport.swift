@@ -14,7 +14,7 @@ public enum HCISocketTransport {
         // names the real problem (EBUSY, EPERM, ENODEV) better than HCIDEVDOWN does.
         _ = bareble_ioctl_int(fd, bareble_HCIDEVDOWN(), Int32(index))
         try HCISocket.bind(fd, index: index, channel: bareble_HCI_CHANNEL_USER(), spec: spec)
-        let loop = try DescriptorLoop(fd: fd, spec: spec, name: spec.description, isSocket: true, wait: wait)
+        let loop = try DescriptorLoop(fd: fd, spec: spec, name: spec.description, wait: wait)
         return DescriptorTransport(loop: loop, framing: .packetPerRead)
     }
 
@@ -32,7 +32,7 @@ public enum HCISocketTransport {
             Glibc.close(fd)
             throw TransportError.from(errno: code, operation: .setFilter, spec: spec, context: .current())
         }
-        let loop = try DescriptorLoop(fd: fd, spec: spec, name: spec.description, isSocket: true, wait: wait)
+        let loop = try DescriptorLoop(fd: fd, spec: spec, name: spec.description, wait: wait)
         return DescriptorTransport(loop: loop, framing: .packetPerRead, kernelAdapter: index)
     }
 }

@@ -37,14 +37,37 @@ package enum Posix {
         case timedOut
     }
 
+    /// What a descriptor is, as far as writing it goes: where the reader can go away, a
+    /// write must end in EPIPE, never in the SIGPIPE that ends the process.
+    package enum WriteTarget: Sendable {
+        /// Written with send(MSG_NOSIGNAL).
+        case socket
+        /// A pipe or FIFO: SIGPIPE is blocked on the writing thread for the write, and one
+        /// the write raised is taken back.
+        case pipe
+        /// A regular file, a tty, a serial port: no SIGPIPE to fear.
+        case other
+
+        package init(fd: Int32) {
+            var status = stat()
+            switch fstat(fd, &status) == 0 ? status.st_mode & S_IFMT : 0 {
+            case S_IFSOCK: self = .socket
+            case S_IFIFO: self = .pipe
+            default: self = .other
+            }
+        }
+    }
+
     /// Writes what a non-blocking `fd` takes of `bytes` now, riding out EINTR: the count
     /// taken, 0 when it takes nothing without waiting, or a negative errno.
-    package static func writeSome(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, isSocket: Bool) -> Int {
+    package static func writeSome(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, to target: WriteTarget) -> Int {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return 0 }
         while true {
-            let written = isSocket
-                ? send(fd, base, bytes.count, Int32(MSG_NOSIGNAL))
-                : write(fd, base, bytes.count)
+            let written = switch target {
+            case .socket: send(fd, base, bytes.count, Int32(MSG_NOSIGNAL))
+            case .pipe: writeWithoutSIGPIPE(fd, base, bytes.count)
+            case .other: write(fd, base, bytes.count)
+            }
             if written > 0 { return written }
             let code = written < 0 ? errno : EIO
             if code == EINTR { continue }
@@ -52,14 +75,37 @@ package enum Posix {
         }
     }
 
+    /// write() to a pipe with SIGPIPE blocked on this thread: a reader that went away is
+    /// EPIPE. The signal the write raised stays pending on the thread, so it is taken
+    /// back before the mask is restored (unless one was pending already, not ours).
+    private static func writeWithoutSIGPIPE(_ fd: Int32, _ base: UnsafeRawPointer, _ count: Int) -> Int {
+        var pipeOnly = sigset_t()
+        sigemptyset(&pipeOnly)
+        sigaddset(&pipeOnly, SIGPIPE)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeOnly, &previous)
+        var pending = sigset_t()
+        sigpending(&pending)
+        let alreadyPending = sigismember(&pending, SIGPIPE) == 1
+        let written = write(fd, base, count)
+        let code = errno
+        if written < 0, code == EPIPE, !alreadyPending {
+            var now = timespec()
+            _ = sigtimedwait(&pipeOnly, nil, &now)
+        }
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
+        errno = code
+        return written
+    }
+
     /// Writes all of `bytes` to a non-blocking `fd`, riding out EINTR, EAGAIN and short
     /// writes, until `deadline`.
     package static func writeAll(
-        _ fd: Int32, _ bytes: UnsafeRawBufferPointer, until deadline: UInt64, isSocket: Bool
+        _ fd: Int32, _ bytes: UnsafeRawBufferPointer, until deadline: UInt64, to target: WriteTarget
     ) throws(WriteFailure) {
         var offset = 0
         while offset < bytes.count {
-            let written = writeSome(fd, UnsafeRawBufferPointer(rebasing: bytes[offset...]), isSocket: isSocket)
+            let written = writeSome(fd, UnsafeRawBufferPointer(rebasing: bytes[offset...]), to: target)
             if written < 0 { throw .errno(Int32(-written)) }
             offset += written
             if written > 0 { continue }

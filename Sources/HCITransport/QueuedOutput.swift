@@ -40,7 +40,7 @@ package final class QueuedOutput: @unchecked Sendable {
     private let nonBlocking: Bool
     /// Units are tried in place before they are queued.
     private let writesInPlace: Bool
-    private let isSocket: Bool
+    private let target: Posix.WriteTarget
     package let limit: Int
     /// Guards `state`; wakes the writer thread and a closing caller.
     private let condition = MonotonicCondition()
@@ -55,7 +55,7 @@ package final class QueuedOutput: @unchecked Sendable {
         nonBlocking = flags >= 0 && flags & O_NONBLOCK != 0
         var status = stat()
         let kind = fstat(fd, &status) == 0 ? status.st_mode & S_IFMT : 0
-        isSocket = kind == S_IFSOCK
+        target = Posix.WriteTarget(fd: fd)
         // A regular file's write waits for no reader, only (rarely) for the disk.
         writesInPlace = nonBlocking || kind == S_IFREG
     }
@@ -81,7 +81,7 @@ package final class QueuedOutput: @unchecked Sendable {
         state.refusals.sinceLastAccepted = 0
         var taken = 0
         if writesInPlace, state.pending.isEmpty, state.inFlight == 0 {
-            taken = bytes.withUnsafeBytes { Posix.writeSome(fd, $0, isSocket: isSocket) }
+            taken = bytes.withUnsafeBytes { Posix.writeSome(fd, $0, to: target) }
             if taken < 0 {
                 state.failure = Int32(-taken)
                 return true
@@ -177,7 +177,7 @@ package final class QueuedOutput: @unchecked Sendable {
             var offset = 0
             while offset < raw.count {
                 let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
-                let written = Posix.writeSome(fd, rest, isSocket: isSocket)
+                let written = Posix.writeSome(fd, rest, to: target)
                 if written < 0 { return (offset, Int32(-written)) }
                 offset += written
                 if written > 0 { continue }

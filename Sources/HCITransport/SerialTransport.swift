@@ -39,7 +39,7 @@ public enum SerialTransport {
         }
         // Bytes that sat in the driver before we configured it belong to nobody.
         tcflush(fd, TCIOFLUSH)
-        let loop = try DescriptorLoop(fd: fd, spec: spec, name: spec.description, isSocket: false, eioIsEndOfFile: true, wait: wait)
+        let loop = try DescriptorLoop(fd: fd, spec: spec, name: spec.description, eioIsEndOfFile: true, wait: wait)
         return DescriptorTransport(loop: loop, framing: .stream(framing))
     }
 

@@ -17,7 +17,7 @@ public enum TCPTransport {
     ) throws(TransportError) -> DescriptorTransport {
         let spec = TransportSpec.tcp(host: host, port: port)
         let fd = try connectedSocket(host: host, port: port, timeout: timeout, spec: spec)
-        let loop = try DescriptorLoop(fd: fd, spec: spec, name: spec.description, isSocket: true, wait: wait, cleanup: cleanup)
+        let loop = try DescriptorLoop(fd: fd, spec: spec, name: spec.description, wait: wait, cleanup: cleanup)
         return DescriptorTransport(loop: loop, framing: .stream(framing))
     }
 

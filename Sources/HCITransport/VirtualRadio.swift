@@ -98,7 +98,7 @@ public final class VirtualRadio: Sendable {
         let written = stopped.withLock { stopped in
             !stopped && bytes.withUnsafeBytes { raw in
             do throws(Posix.WriteFailure) {
-                try Posix.writeAll(control, raw, until: deadline, isSocket: true)
+                try Posix.writeAll(control, raw, until: deadline, to: .socket)
                 return true
             } catch {
                 return false

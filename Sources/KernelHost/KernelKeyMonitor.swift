@@ -22,7 +22,7 @@ public final class KernelKeyMonitor: Sendable {
         let spec = TransportSpec.hciRaw(index: index)
         let fd = try HCISocket.open(spec: spec)
         try HCISocket.bind(fd, index: Int(bareble_HCI_DEV_NONE()), channel: bareble_HCI_CHANNEL_CONTROL(), spec: spec)
-        return try start(index: index, loop: try DescriptorLoop(fd: fd, spec: spec, name: "mgmt keys hci\(index)", isSocket: true), handler: handler)
+        return try start(index: index, loop: try DescriptorLoop(fd: fd, spec: spec, name: "mgmt keys hci\(index)"), handler: handler)
     }
 
     /// Listens on `loop` (a test's socket pair stands in for the control channel).

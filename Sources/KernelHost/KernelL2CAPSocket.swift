@@ -55,7 +55,7 @@ public final class KernelL2CAPSocket: Sendable {
         self.channel = channel
         self.localAddress = localAddress
         do {
-            loop = try DescriptorLoop(fd: fd, spec: nil, name: "l2cap:\(peer)", isSocket: true)
+            loop = try DescriptorLoop(fd: fd, spec: nil, name: "l2cap:\(peer)")
         } catch {
             throw .system(operation: "start", errno: EIO, detail: error.description)
         }

@@ -49,7 +49,7 @@ public final class KernelPairingAgent: Sendable {
         let spec = TransportSpec.hciRaw(index: index)
         let fd = try HCISocket.open(spec: spec)
         try HCISocket.bind(fd, index: Int(bareble_HCI_DEV_NONE()), channel: bareble_HCI_CHANNEL_CONTROL(), spec: spec)
-        let agent = KernelPairingAgent(index: index, loop: try DescriptorLoop(fd: fd, spec: spec, name: "mgmt agent hci\(index)", isSocket: true), responder: responder)
+        let agent = KernelPairingAgent(index: index, loop: try DescriptorLoop(fd: fd, spec: spec, name: "mgmt agent hci\(index)"), responder: responder)
         try agent.loop.start(chunk: { [weak agent] bytes, _ in
             if let bytes { agent?.handle(Array(bytes)) }
             return nil

@@ -18,7 +18,7 @@ import TestSupport
         #expect(socketpair(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0, &pair) == 0)
         let sender = pair[0]
         defer { close(sender) }
-        let loop = try DescriptorLoop(fd: pair[1], spec: nil, name: "socketpair", isSocket: true, kernelTimestamps: true)
+        let loop = try DescriptorLoop(fd: pair[1], spec: nil, name: "socketpair", kernelTimestamps: true)
         let before = Self.realtimeNanoseconds()
         let datagram: [UInt8] = [0x01, 0x02, 0x03]
         #expect(send(sender, datagram, 3, 0) == 3)
@@ -41,7 +41,7 @@ import TestSupport
         var pair: [Int32] = [-1, -1]
         #expect(socketpair(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0, &pair) == 0)
         defer { close(pair[0]) }
-        let loop = try DescriptorLoop(fd: pair[1], spec: nil, name: "socketpair", isSocket: true)
+        let loop = try DescriptorLoop(fd: pair[1], spec: nil, name: "socketpair")
         let stamps = Inbox<Int64?>()
         try loop.start(chunk: { bytes, _ in
             if bytes != nil { stamps.put(loop.kernelTimestamp) }

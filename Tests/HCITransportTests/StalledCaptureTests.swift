@@ -147,4 +147,25 @@ import TestSupport
             try writer.write(Samples.reset, direction: .hostToController)
         }
     }
+
+    /// The FIFO's reader goes away (Wireshark closed): the capture ends, once, with a
+    /// warning that says why, and the transport goes on. Before, the next record's write
+    /// raised SIGPIPE, which ended the whole process (the tool left the controller
+    /// scanning).
+    @Test func aCaptureWhoseReaderLeavesEndsAndTheTransportGoesOn() async throws {
+        let fifo = try Self.unreadFIFO("left-capture.fifo")
+        defer { unlink(fifo.path) }
+        let logs = LogCapture()
+        let writer = try BTSnoopWriter(path: fifo.path, logger: logs.logger(DescriptorTransport.defaultLogLabel))
+        close(fifo.readEnd)
+        let link = try CapturedLink(writer)
+        #expect(try await link.flood(100, total: 100) == 100)
+        try await onOwnThread { link.close() }
+        #expect(throws: BTSnoopError.cannotWrite(path: fifo.path, reason: Posix.message(EPIPE))) {
+            try writer.write(Samples.reset, direction: .hostToController)
+        }
+        let warnings = logs.lines(at: .warning)
+        #expect(warnings.count == 1, "\(warnings)")
+        #expect(warnings.first?.metadata["reason"] == Posix.message(EPIPE), "\(warnings)")
+    }
 }

@@ -45,6 +45,39 @@ import TestSupport
         #expect(manufacturer["data"] as? String == "010203")
     }
 
+    /// `--btsnoop` into a FIFO whose reader goes away (Wireshark closed): the capture ends
+    /// with one warning and the scan runs to its end. Before, the next record's write
+    /// raised SIGPIPE and the tool died (status 141), leaving the controller scanning.
+    @Test func aCaptureFIFOWhoseReaderLeavesDoesNotEndTheScan() async throws {
+        let harness = try Self.harness.get()
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-scan-left-\(getpid()).fifo").path
+        unlink(fifo)
+        try #require(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        let port = harness.radio.tcpPort
+        let (exited, status, lines, errors) = try await onOwnThread {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CentralTool.executable)
+            process.arguments = ["scan", "--transport", "tcp:127.0.0.1:\(port)", "--json", "--duplicates", "all", "--duration", "3", "--btsnoop", fifo]
+            let output = Pipe(), errors = Pipe()
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            // The reader: takes the file header and the first records, then leaves.
+            let reader = open(fifo, O_RDONLY | O_CLOEXEC)
+            var header = [UInt8](repeating: 0, count: 16)
+            _ = read(reader, &header, header.count)
+            close(reader)
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationReason == .exit, process.terminationStatus, String(decoding: data, as: UTF8.self), errorText)
+        }
+        #expect(exited && status == 0, "status \(status): \(errors)")
+        #expect(try jsonLines(lines).count > 10)
+        #expect(errors.components(separatedBy: "capture stopped").count == 2, "\(errors)")
+    }
+
     @Test func ctrlCDisablesScanningAndExitsCleanly() async throws {
         let harness = try Self.harness.get()
         let capture = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-scan-sigint-\(getpid()).btsnoop").path

@@ -29,7 +29,7 @@ import TestSupport
         let bonds = try KernelBonds.attach(
             adapter: 0, store: store,
             listen: { handler throws(TransportError) in
-                try KernelKeyMonitor.start(index: 0, loop: try DescriptorLoop(fd: pair[1], spec: nil, name: "socketpair", isSocket: true), handler: handler)
+                try KernelKeyMonitor.start(index: 0, loop: try DescriptorLoop(fd: pair[1], spec: nil, name: "socketpair"), handler: handler)
             },
             load: {},
             // Far past what the keys take: only the whole report may end the wait, and a

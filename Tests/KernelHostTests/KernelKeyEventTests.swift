@@ -133,7 +133,7 @@ import TestSupport
         #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &pair) == 0)
         let sender = pair[0]
         defer { close(sender) }
-        let loop = try DescriptorLoop(fd: pair[1], spec: nil, name: "socketpair", isSocket: true)
+        let loop = try DescriptorLoop(fd: pair[1], spec: nil, name: "socketpair")
         let keys = Inbox<KernelKeyEvent.Received>()
         let monitor = try KernelKeyMonitor.start(index: 0, loop: loop) { keys.put($0) }
         defer { monitor.close() }

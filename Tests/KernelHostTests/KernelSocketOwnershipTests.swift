@@ -48,7 +48,7 @@ import TestSupport
     @Test func aClosedLoopLendsNoDescriptorAndAnUnstartedOneClosesItsOwn() throws {
         let (ours, theirs) = try Self.pair()
         defer { close(theirs) }
-        let loop = try DescriptorLoop(fd: ours, spec: nil, name: "test", isSocket: true)
+        let loop = try DescriptorLoop(fd: ours, spec: nil, name: "test")
         #expect(loop.withOpenDescriptor { $0 } == ours)
         loop.close()
         #expect(loop.withOpenDescriptor { $0 } == nil)
@@ -56,7 +56,7 @@ import TestSupport
 
         let (again, other) = try Self.pair()
         defer { close(other) }
-        do { _ = try DescriptorLoop(fd: again, spec: nil, name: "never started", isSocket: true) }
+        do { _ = try DescriptorLoop(fd: again, spec: nil, name: "never started") }
         // Released without start or close: its descriptor goes with it.
         #expect(Self.closedByPeer(other))
     }

@@ -19,12 +19,10 @@ public func readExactly(_ fd: Int32, _ count: Int, seconds: UInt64 = 5) -> [UInt
     return out
 }
 
-/// Writes all of `bytes` to `fd` (a socket with MSG_NOSIGNAL: a closed peer is an error,
-/// not a SIGPIPE that ends the test run).
+/// Writes all of `bytes` to `fd` (a closed peer is an error, not a SIGPIPE that ends the
+/// test run).
 public func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
-    var status = stat()
-    let isSocket = fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFSOCK
-    bytes.withUnsafeBytes { _ = try? Posix.writeAll(fd, $0, until: UInt64.max, isSocket: isSocket) }
+    bytes.withUnsafeBytes { _ = try? Posix.writeAll(fd, $0, until: UInt64.max, to: Posix.WriteTarget(fd: fd)) }
 }
 
 /// The controller's end of a socketpair and a stream transport on the other, whose send
