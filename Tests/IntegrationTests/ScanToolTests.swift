@@ -78,6 +78,39 @@ import TestSupport
         #expect(errors.components(separatedBy: "capture stopped").count == 2, "\(errors)")
     }
 
+    /// `scan --json | head -1`: once stdout's reader is gone the tool stops as on Ctrl-C,
+    /// disabling scanning first. Before, the next line's write raised SIGPIPE and the tool
+    /// died with the controller still scanning.
+    @Test func aClosedStdoutStopsTheScanLikeCtrlC() async throws {
+        let harness = try Self.harness.get()
+        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-scan-epipe-\(getpid()).btsnoop").path
+        let port = harness.radio.tcpPort
+        let (exited, status) = try await onOwnThread {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CentralTool.executable)
+            process.arguments = ["scan", "--transport", "tcp:127.0.0.1:\(port)", "--json", "--duplicates", "all", "--duration", "20", "--btsnoop", capture]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var received = Data()
+            while !received.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                received.append(chunk)
+            }
+            // What `head -1` does once it has its line.
+            try output.fileHandleForReading.close()
+            process.waitUntilExit()
+            return (process.terminationReason == .exit, process.terminationStatus)
+        }
+        #expect(exited && status == 0, "exited \(exited), status \(status)")
+        let commands = try BTSnoopFile(contentsOf: capture).records.compactMap(\.packet).filter { $0.type == .command }
+        let enables = commands.filter { $0.bytes.starts(with: [0x42, 0x20]) || $0.bytes.starts(with: [0x0C, 0x20]) }
+        #expect(enables.count == 2)
+        #expect(enables.last.map { $0.bytes[3] } == 0x00, "the last scan enable command disabled scanning")
+    }
+
     @Test func ctrlCDisablesScanningAndExitsCleanly() async throws {
         let harness = try Self.harness.get()
         let capture = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-scan-sigint-\(getpid()).btsnoop").path

@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// Writes everything to stdout unbuffered, so a pipe sees each line as it happens.
 public func writeOut(_ text: String) { writeAll(Array(text.utf8), to: 1) }
@@ -11,11 +12,17 @@ public func writeOut(_ bytes: [UInt8]) { writeAll(bytes, to: 1) }
 /// the same line. Results stay on stdout, so `--json` output is never mixed with questions.
 public func writePrompt(_ text: String) { writeAll(Array(text.utf8), to: 2) }
 
+/// A write to stdout failed with EPIPE: its reader is gone for good, and said so once.
+private let stdoutClosed = Atomic(false)
+
 private func writeAll(_ bytes: [UInt8], to descriptor: Int32) {
     var offset = 0
     while offset < bytes.count {
         let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
         if written < 0, errno == EINTR { continue }
+        if written < 0, errno == EPIPE, descriptor == 1, !stdoutClosed.exchange(true, ordering: .relaxed) {
+            StopRequest.outputClosed()
+        }
         if written <= 0 { return }
         offset += written
     }
