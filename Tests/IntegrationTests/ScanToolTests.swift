@@ -78,48 +78,23 @@ import TestSupport
         #expect(errors.components(separatedBy: "capture stopped").count == 2, "\(errors)")
     }
 
-    /// `scan --json | head -1`: once stdout's reader is gone the tool stops as on Ctrl-C,
-    /// disabling scanning first. Before, the next line's write raised SIGPIPE and the tool
-    /// died with the controller still scanning.
-    @Test func aClosedStdoutStopsTheScanLikeCtrlC() async throws {
-        let harness = try Self.harness.get()
-        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-scan-epipe-\(getpid()).btsnoop").path
-        let port = harness.radio.tcpPort
-        let (exited, status) = try await onOwnThread {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: CentralTool.executable)
-            process.arguments = ["scan", "--transport", "tcp:127.0.0.1:\(port)", "--json", "--duplicates", "all", "--duration", "20", "--btsnoop", capture]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var received = Data()
-            while !received.contains(UInt8(ascii: "\n")) {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                received.append(chunk)
-            }
-            // What `head -1` does once it has its line.
-            try output.fileHandleForReading.close()
-            process.waitUntilExit()
-            return (process.terminationReason == .exit, process.terminationStatus)
-        }
-        #expect(exited && status == 0, "exited \(exited), status \(status)")
-        let commands = try BTSnoopFile(contentsOf: capture).records.compactMap(\.packet).filter { $0.type == .command }
-        let enables = commands.filter { $0.bytes.starts(with: [0x42, 0x20]) || $0.bytes.starts(with: [0x0C, 0x20]) }
-        #expect(enables.count == 2)
-        #expect(enables.last.map { $0.bytes[3] } == 0x00, "the last scan enable command disabled scanning")
+    /// How a test stops a scan once it printed its first line.
+    enum Stop: Sendable {
+        /// Ctrl-C; the rest of the output is read.
+        case interrupt
+        /// What `head -1` does once it has its line: the pipe's reader closes.
+        case closeStdout
     }
 
-    @Test func ctrlCDisablesScanningAndExitsCleanly() async throws {
-        let harness = try Self.harness.get()
-        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-scan-sigint-\(getpid()).btsnoop").path
-        let port = harness.radio.tcpPort
-        let (exited, status, received) = try await onOwnThread {
+    /// Runs `scan` with `arguments` (JSON into a pipe, captured into `capture`) until its
+    /// first line, then stops it; returns how it ended and everything read of its output.
+    func scanUntilFirstLine(_ arguments: [String], capture: String, stop: Stop) async throws -> (exited: Bool, status: Int32, printed: Data) {
+        let port = try Self.harness.get().radio.tcpPort
+        return try await onOwnThread {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: CentralTool.executable)
-            // --duration is only a watchdog here: SIGINT comes long before.
-            process.arguments = ["scan", "--transport", "tcp:127.0.0.1:\(port)", "--json", "--address", "C4:4B:4D:00:00:02", "--duration", "20", "--btsnoop", capture]
+            // --duration is only a watchdog here: the stop comes long before.
+            process.arguments = ["scan", "--transport", "tcp:127.0.0.1:\(port)", "--json", "--duration", "20", "--btsnoop", capture] + arguments
             let output = Pipe()
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
@@ -131,19 +106,46 @@ import TestSupport
                 if chunk.isEmpty { break }
                 received.append(chunk)
             }
-            process.interrupt()
-            received.append(output.fileHandleForReading.readDataToEndOfFile())
+            switch stop {
+            case .interrupt:
+                process.interrupt()
+                received.append(output.fileHandleForReading.readDataToEndOfFile())
+            case .closeStdout:
+                try output.fileHandleForReading.close()
+            }
             process.waitUntilExit()
             return (process.terminationReason == .exit, process.terminationStatus, received)
         }
-        #expect(exited)
-        #expect(status == 0)
-        let lines = try jsonLines(String(decoding: received, as: UTF8.self))
+    }
+
+    /// The scan enable commands in `capture`: the last one must disable scanning.
+    func scanEnables(in capture: String) throws -> [HCIPacket] {
+        let commands = try BTSnoopFile(contentsOf: capture).records.compactMap(\.packet).filter { $0.type == .command }
+        return commands.filter { $0.bytes.starts(with: [0x42, 0x20]) || $0.bytes.starts(with: [0x0C, 0x20]) }
+    }
+
+    /// `scan --json | head -1`: once stdout's reader is gone the tool stops as on Ctrl-C,
+    /// disabling scanning first. Before, the next line's write raised SIGPIPE and the tool
+    /// died with the controller still scanning.
+    @Test func aClosedStdoutStopsTheScanLikeCtrlC() async throws {
+        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-scan-epipe-\(getpid()).btsnoop").path
+        let run = try await scanUntilFirstLine(["--duplicates", "all"], capture: capture, stop: .closeStdout)
+        #expect(run.exited && run.status == 0, "exited \(run.exited), status \(run.status)")
+        let enables = try scanEnables(in: capture)
+        #expect(enables.count == 2)
+        #expect(enables.last?.bytes.dropFirst(3).first == 0)
+    }
+
+    @Test func ctrlCDisablesScanningAndExitsCleanly() async throws {
+        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-scan-sigint-\(getpid()).btsnoop").path
+        let run = try await scanUntilFirstLine(["--address", "C4:4B:4D:00:00:02"], capture: capture, stop: .interrupt)
+        #expect(run.exited)
+        #expect(run.status == 0)
+        let lines = try jsonLines(String(decoding: run.printed, as: UTF8.self))
         #expect(!lines.isEmpty)
         #expect(lines.allSatisfy { $0["address"] as? String == "C4:4B:4D:00:00:02" })
         // The last scan command the tool sent disabled scanning.
-        let commands = try BTSnoopFile(contentsOf: capture).records.compactMap(\.packet).filter { $0.type == .command }
-        let enables = commands.filter { $0.bytes.starts(with: [0x42, 0x20]) || $0.bytes.starts(with: [0x0C, 0x20]) }
+        let enables = try scanEnables(in: capture)
         #expect(enables.count == 2)
         #expect(enables.last?.bytes.dropFirst(3).first == 0)
         #expect(try await Tshark.check(capture).malformed.isEmpty)
