@@ -144,15 +144,8 @@ public final class BTSnoopWriter: Sendable {
         }
         guard !accepted else { return }
         if let failure = output.failure {
-            let reason = Posix.message(failure)
-            if !failureLogged.exchange(true, ordering: .relaxed) {
-                // The one line that says the capture ended: its callers (a capturing
-                // transport) go on without it and do not report each refused record.
-                logger.warning(
-                    "capture stopped: \(path) can no longer be written; packets still flow, unrecorded",
-                    metadata: ["reason": "\(reason)", "captureDropped": "\(dropped)"])
-            }
-            throw .cannotWrite(path: path, reason: reason)
+            logFailureOnce(failure)
+            throw .cannotWrite(path: path, reason: Posix.message(failure))
         }
         if output.isClosed { throw .cannotWrite(path: path, reason: "the capture is closed") }
         logger.droppedForOverflow(
@@ -173,9 +166,20 @@ public final class BTSnoopWriter: Sendable {
         try write(BTSnoop.Record(flags: flags, timestamp: timestamp, data: record.payload))
     }
 
+    /// The one line that says the capture ended: its callers (a capturing transport) go on
+    /// without it and do not report each refused record.
+    private func logFailureOnce(_ failure: Int32) {
+        guard !failureLogged.exchange(true, ordering: .relaxed) else { return }
+        logger.warning(
+            "capture stopped: \(path) can no longer be written; packets still flow, unrecorded",
+            metadata: ["reason": "\(Posix.message(failure))", "captureDropped": "\(dropped)"])
+    }
+
     /// Writes what is queued (waiting up to ``closeTimeout``) and closes the file.
     public func close() {
         let unwritten = output.close(within: Self.closeTimeout)
+        // The writer thread failed on the last records: nothing refused since said so.
+        if let failure = output.failure { logFailureOnce(failure) }
         if unwritten > 0 {
             logger.warning(
                 "capture closed before the file took everything: the end of \(path) is missing",

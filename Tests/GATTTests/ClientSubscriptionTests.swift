@@ -149,6 +149,38 @@ import TestSupport
         #expect(bearer.failures.isEmpty && bearer.scriptFinished, "\(bearer.failures)")
     }
 
+    /// A subscriber cancelled while its CCCD write still waited in ATT's queue (behind
+    /// another request): the write is withdrawn, never sent, so the server has nothing.
+    /// The next subscriber for the same bits writes them. Before, the cancelled write's
+    /// bits were counted as written, and the next subscriber skipped its write and heard
+    /// nothing.
+    @Test func aCCCDWriteWithdrawnByCancellationIsNotTakenAsWritten() async throws {
+        let (client, bearer) = makeGATT([
+            step("0A 03 00", "0B 01", held: true),
+            step("12 0F 00 01 00", "13"),
+        ], timeout: heldStepTimeout)
+        let read = Task { try await client.att.read(0x0003) }
+        try await withDeadline("the read") { await bearer.waitForSent(1) }
+        let first = Task { await gattError { () async throws(GATTError) in _ = try await client.subscribe(to: Self.measurement, configuration: .notification) } }
+        try await withDeadline("the first consumer to register") {
+            while await client.subscriberCount(valueHandle: 0x000E) < 1 { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        let second = Task { () async throws(GATTError) -> AsyncStream<[UInt8]> in try await client.subscribe(to: Self.measurement, configuration: .notification) }
+        try await withDeadline("the second consumer to register") {
+            while await client.subscriberCount(valueHandle: 0x000E) < 2 { try await Task.sleep(for: .milliseconds(1)) }
+        }
+        first.cancel()
+        guard case .att(.cancelled)? = await first.value else {
+            Issue.record("the cancelled subscriber should return cancelled"); return
+        }
+        bearer.release()
+        _ = try await read.value
+        let stream = try await withDeadline("the second subscriber") { try await second.value }
+        try await withDeadline("the second subscriber's CCCD write") { await bearer.waitForSent(2) }
+        #expect(bearer.failures.isEmpty && bearer.scriptFinished, "\(bearer.failures)")
+        withExtendedLifetime(stream) {}
+    }
+
     /// A refused write that would have widened the CCCD (indications on top of a consumer's
     /// notifications) leaves the CCCD as the server has it: the next consumer asking for
     /// indications writes them again instead of believing they are on.

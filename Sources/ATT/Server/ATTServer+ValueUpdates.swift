@@ -7,9 +7,10 @@ package enum IndicationWait: Hashable, Sendable {
 }
 
 // Values the server sends on its own (Core 5.4 Vol 3 Part F 3.4.7). Notifications are the
-// hot path: no lock, no task, no allocation but the PDU's bytes; when the layer below is
-// at its bound the caller gets ``ATTServerError/outgoingQueueFull`` at once and nothing is
-// queued here.
+// hot path: on a bearer whose send never waits (our L2CAP) no lock, no task, no allocation
+// but the PDU's bytes, and when the layer below is at its bound the caller gets
+// ``ATTServerError/outgoingQueueFull`` at once. On one whose send may wait (a kernel
+// socket) they join the server's bounded send queue instead (`sendHostPDU`).
 extension ATTServer {
     /// Sends a Handle Value Notification (3.4.7.1): the value, cut to ATT_MTU - 3 octets.
     public func notify(handle: UInt16, value: [UInt8]) throws(ATTServerError) {
@@ -162,8 +163,9 @@ extension ATTServer {
             inFlightIndicationError: .indicationTimedOut(timeout: configuration.indicationTimeout))
     }
 
-    /// A host PDU the caller may retry: refused without queueing when the layer below is full.
-    /// On a bearer whose send may wait it joins `waitingSends` behind the answers made
+    /// A host PDU the caller may retry. On a bearer whose send never waits it goes to the
+    /// layer below, or is refused without queueing when that is full. On one whose send
+    /// may wait it joins `waitingSends` behind the answers made
     /// before it, so it cannot overtake one (a notification of a new value reaching the
     /// client before the read response with the old one, which the client would keep),
     /// and the caller does not wait for it: up to ``Configuration/waitingNotificationLimit``
@@ -187,7 +189,12 @@ extension ATTServer {
         try admitted.get()
         waitingSends.async {
             let failure: ATTBearerError?
-            do throws(ATTBearerError) { try self.bearer.send(bytes); failure = nil } catch { failure = error }
+            // Stopped meanwhile (an indication timed out): nothing more may go (3.3.3).
+            if self.closedReason != nil {
+                failure = nil
+            } else {
+                do throws(ATTBearerError) { try self.bearer.send(bytes); failure = nil } catch { failure = error }
+            }
             self.state.withLock { $0.waitingNotifications.count -= 1; $0.waitingNotifications.bytes -= bytes.count }
             if let failure { self.stop(failure, closeLink: false) }
         }

@@ -62,8 +62,10 @@ extension GATTClient {
             if subscriptionGenerations[valueHandle, default: 0] == generation { removeConsumer(consumer, of: valueHandle) }
             // Cancelled: a write with these bits may have reached the server (this one's,
             // or one another consumer made while this one waited): the CCCD is written to
-            // what the others want once it is this handle's turn.
-            if case .cancelled = error, att.closedReason == nil {
+            // what the others want once it is this handle's turn. Not when the handle's
+            // subscriptions were ended meanwhile: after Service Changed `cccd` may name
+            // another attribute, and `unsubscribe` writes the CCCD itself.
+            if case .cancelled = error, att.closedReason == nil, subscriptionGenerations[valueHandle, default: 0] == generation {
                 Task { try? await self.configure(valueHandle, cccd: cccd) }
             }
             throw .att(error)
@@ -111,6 +113,7 @@ extension GATTClient {
         for valueHandle in writtenConfigurations.keys where range.contains(valueHandle) {
             writtenConfigurations[valueHandle] = nil
         }
+        uncertainConfigurations = uncertainConfigurations.filter { !range.contains($0) }
         for case let .configuration(valueHandle) in turns.keys where range.contains(valueHandle) {
             staleConfigurationWrites.insert(valueHandle)
         }
@@ -147,20 +150,20 @@ extension GATTClient {
         try await takeTurn(.configuration(valueHandle: valueHandle))
         defer { endTurn(.configuration(valueHandle: valueHandle)) }
         let wanted = (subscriptions[valueHandle] ?? [:]).values.reduce(into: ClientCharacteristicConfiguration()) { $0.formUnion($1.configuration) }
-        guard wanted != writtenConfigurations[valueHandle, default: []] else { return }
+        guard wanted != writtenConfigurations[valueHandle, default: []] || uncertainConfigurations.contains(valueHandle) else { return }
         staleConfigurationWrites.remove(valueHandle)
         do {
             try await att.write(cccd, value: wanted.bytes)
         } catch {
-            // A cancelled write may yet reach the server (ATT cannot withdraw one that went
-            // out): its bits count as written, so the next configuration writes what is
-            // wanted then rather than trusting the server has less.
+            // A cancelled write may have reached the server or not: the next configuration
+            // writes, whatever is recorded.
             if case .cancelled = error, !staleConfigurationWrites.contains(valueHandle) {
-                writtenConfigurations[valueHandle] = writtenConfigurations[valueHandle, default: []].union(wanted)
+                uncertainConfigurations.insert(valueHandle)
             }
             throw error
         }
         guard staleConfigurationWrites.remove(valueHandle) == nil else { return }
+        uncertainConfigurations.remove(valueHandle)
         writtenConfigurations[valueHandle] = wanted.isEmpty ? nil : wanted
     }
 }

@@ -48,6 +48,10 @@ public actor GATTClient {
     /// CCCD writes that were out when Service Changed named their handle: their answer is
     /// not recorded, as the handle may name another attribute by then.
     var staleConfigurationWrites: Set<UInt16> = []
+    /// CCCDs whose last write was cancelled: the server may hold the old value or the new
+    /// one (a sent request cannot be withdrawn, a queued one can), so the next
+    /// configuration writes whatever it wants, even what is recorded.
+    var uncertainConfigurations: Set<UInt16> = []
     /// Who holds each turn (``Turn``), with who waits for it next (resumed with false
     /// when the waiter's task was cancelled).
     var turns: [Turn: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)]] = [:]
@@ -136,7 +140,8 @@ public actor GATTClient {
                     turns[turn]?.append((id, continuation))
                 }
             } onCancel: {
-                // Runs after the waiter is queued: the actor is held until it suspends.
+                // May run before the waiter is queued (then the body sees the cancellation);
+                // this task reaches the actor only once the waiter is queued or gone.
                 Task { await self.leaveTurn(turn, waiter: id) }
             }
             guard resumed else { throw .cancelled(request: turn.request) }
