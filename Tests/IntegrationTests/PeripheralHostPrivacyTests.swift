@@ -38,7 +38,10 @@ import TestSupport
         let next = try await events.next("advertising again") { if case let .advertising(from) = $0 { from } else { nil } }
         #expect(next != first)
         #expect(next.kind == .resolvablePrivate && next.address.resolves(with: bonds.local.identityResolvingKey))
-        #expect(bonds.bond(for: try PeripheralRadio.address(of: name)) != nil)
+        // Bumble says paired once it sent its keys, the initiator's, which come last: our
+        // side saves the bond when they arrive, which may be just after.
+        let peer = try PeripheralRadio.address(of: name)
+        try await waitUntil({ bonds.bond(for: peer) != nil }, timeout: .seconds(30))
 
         // Without a bond store there is no IRK: refused with what to do.
         let other = try await PeripheralRadio.open()
