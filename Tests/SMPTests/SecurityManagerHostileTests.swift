@@ -209,21 +209,19 @@ struct SecurityManagerDeadlineTests {
 
     @Test("100,000 PDUs while the SMP worker is stuck: the queue stays bounded and the drops are counted")
     func floodWhileBusy() async throws {
-        try await offThePool {
-            let link = try await SMPLink.make(role: .peripheral, returnsCreditsAtOnce: false)
-            let manager = try link.manager()
-            // Each out-of-state PDU is answered with Pairing Failed; the controller never frees
-            // its one buffer, so the worker sticks in its second send.
-            let junk = ACLDataPacket(connectionHandle: SMPLink.handle, packetBoundary: .firstFlushable,
-                                     data: BasicFrame(channelID: .securityManagerProtocol, payload: SMPPDU.pairingRandom(SMPValue128(1)).encode()).encode())
-            for batch in 0..<100 {
-                await link.harness.inject([ACLDataPacket](repeating: junk, count: 1_000))
-                await yieldPeriodically(every: 1, iteration: batch)
-            }
-            #expect(manager.queuedWork <= SecurityManager.workLimit + PairingMachine.maximumActionsPerInput)
-            #expect(manager.droppedPeerPDUs >= 100_000 - SecurityManager.workLimit - 2)
-            _ = manager
+        let link = try await SMPLink.make(role: .peripheral, returnsCreditsAtOnce: false)
+        let manager = try link.manager()
+        // Each out-of-state PDU is answered with Pairing Failed; the controller never frees
+        // its one buffer, so the worker sticks in its second send.
+        let junk = ACLDataPacket(connectionHandle: SMPLink.handle, packetBoundary: .firstFlushable,
+                                 data: BasicFrame(channelID: .securityManagerProtocol, payload: SMPPDU.pairingRandom(SMPValue128(1)).encode()).encode())
+        for batch in 0..<100 {
+            await link.harness.inject([ACLDataPacket](repeating: junk, count: 1_000))
+            await yieldPeriodically(every: 1, iteration: batch)
         }
+        #expect(manager.queuedWork <= SecurityManager.workLimit + PairingMachine.maximumActionsPerInput)
+        #expect(manager.droppedPeerPDUs >= 100_000 - SecurityManager.workLimit - 2)
+        _ = manager
     }
 
     @Test("a cancelled pair() returns at once, not after the SMP timer, and tells the peer")
@@ -241,17 +239,15 @@ struct SecurityManagerDeadlineTests {
 
     @Test("the repeated-attempts record stays bounded however many addresses fail")
     func repeatedAttemptsBounded() async {
-        await offThePool {
-            var record = RepeatedAttempts()
-            let start = ContinuousClock.now
-            for index in 0..<100_000 {
-                record.failed(BluetoothAddress(UInt64(index) + 1), at: start + .milliseconds(index))
-                await yieldPeriodically(iteration: index)
-            }
-            #expect(record.trackedPeers <= RepeatedAttempts.defaultCapacity)
-            // The latest failures are the ones remembered.
-            #expect(record.remainingWait(BluetoothAddress(100_000), at: start + .milliseconds(100_000)) != nil)
+        var record = RepeatedAttempts()
+        let start = ContinuousClock.now
+        for index in 0..<100_000 {
+            record.failed(BluetoothAddress(UInt64(index) + 1), at: start + .milliseconds(index))
+            await yieldPeriodically(iteration: index)
         }
+        #expect(record.trackedPeers <= RepeatedAttempts.defaultCapacity)
+        // The latest failures are the ones remembered.
+        #expect(record.remainingWait(BluetoothAddress(100_000), at: start + .milliseconds(100_000)) != nil)
     }
 }
 
