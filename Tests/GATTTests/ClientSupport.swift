@@ -6,7 +6,10 @@ import TestSupport
 /// A GATT client over a scripted ATT server (BlueZ unit/test-gatt.c style).
 /// The transaction timeout of a test whose server holds an answer until the test lets it
 /// go: a full parallel run can keep the test from running again for longer than ATT's 30 s
-/// (one such run timed out a held Prepare Write).
+/// (one such run timed out a held Prepare Write), and under AddressSanitizer for longer
+/// than the GATT procedure's 120 s, so ``makeGATT(_:mtu:timeout:unscripted:)`` gives the
+/// procedure at least as long (a run past 120 s cancelled a held long write's queue with
+/// an Execute Write the script did not expect, and waited 600 s for its answer).
 let heldStepTimeout: Duration = .seconds(600)
 
 func makeGATT(
@@ -14,7 +17,8 @@ func makeGATT(
     unscripted: Set<ATTOpcode> = []
 ) -> (GATTClient, ScriptedBearer) {
     let bearer = ScriptedBearer(script, mtu: mtu, unscripted: unscripted)
-    return (GATTClient(att: ATTClient(bearer: bearer, transactionTimeout: timeout)), bearer)
+    let procedureTimeout = max(GATTClient.defaultProcedureTimeout, timeout)
+    return (GATTClient(att: ATTClient(bearer: bearer, transactionTimeout: timeout), procedureTimeout: procedureTimeout), bearer)
 }
 
 /// Runs `body` and returns its typed error, or nil when it succeeded.
