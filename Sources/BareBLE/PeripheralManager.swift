@@ -56,6 +56,12 @@ public final class PeripheralManager: Sendable {
         /// the Database Hash, meets Database Out Of Sync or confirms Service Changed). Not a
         /// refusal: `updateValue` still returns true for it.
         public var valuesWithheldFromChangeUnaware = 0
+        /// Values not sent to a subscribed central because its link lacks what reading the
+        /// value (or writing its CCCD) asks: encryption, an authenticated or Secure
+        /// Connections key, a key size (``GATTRecipients/access``). A central subscribed
+        /// before it was asked for that only where the application declared the CCCD open,
+        /// or kept its CCCD while the database changed under it. Not a refusal either.
+        public var valuesWithheldFromUnprotectedLinks = 0
         /// Events a full ``events()`` stream dropped (its oldest).
         public var droppedEvents = 0
         /// A bonded central's GATT state that could not be written to, or read from, the
@@ -332,7 +338,9 @@ public final class PeripheralManager: Sendable {
 
     /// Sets the characteristic's stored value (when it has one rather than a handler) and
     /// sends it to the centrals subscribed to it: a notification or an indication, as each
-    /// one's CCCD asks (notification when both), cut to its ATT_MTU - 3.
+    /// one's CCCD asks (notification when both), cut to its ATT_MTU - 3. Not to a central
+    /// whose link could not read the value (counted in
+    /// ``Statistics/valuesWithheldFromUnprotectedLinks``).
     ///
     /// Returns false when a link's queue had no room for it (for a notification its
     /// outgoing L2CAP queue, or on hci-raw the server's queue in front of the kernel's
@@ -347,14 +355,18 @@ public final class PeripheralManager: Sendable {
         store.setValue(value, at: valueHandle)
         let only = centrals.map { Set($0.map(\.handle)) }
         var delivered = true
-        let (subscribers, withheld) = store.recipients(of: valueHandle)
-        let counted = withheld.filter { only?.contains($0) ?? true }
+        let recipients = store.recipients(of: valueHandle)
+        let counted = recipients.withheld.filter { only?.contains($0) ?? true }
         if !counted.isEmpty {
             links.withLock { links in links.statistics.valuesWithheldFromChangeUnaware += counted.count { links.servers[$0] != nil } }
         }
-        for (bearer, configuration) in subscribers.sorted(by: { $0.key < $1.key })
+        for (bearer, configuration) in recipients.subscribers.sorted(by: { $0.key < $1.key })
         where only?.contains(bearer) ?? true {
             guard let server = links.withLock({ $0.servers[bearer] }) else { continue }
+            guard recipients.access.denial(on: server.context.security) == nil else {
+                links.withLock { $0.statistics.valuesWithheldFromUnprotectedLinks += 1 }
+                continue
+            }
             let sent = configuration.contains(.notification)
                 ? notify(server, bearer: bearer, handle: valueHandle, value: value)
                 : configuration.contains(.indication) ? indicate(server, bearer: bearer, handle: valueHandle, value: value) : true

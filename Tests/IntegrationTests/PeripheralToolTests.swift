@@ -78,17 +78,24 @@ import TestSupport
         #expect(exit.status == 0, "\(exit.errors)")
     }
 
-    @Test("serve --require-encryption: 0x05 before Bumble pairs, the value after; writes come out with their value")
-    func encryptionRequired() async throws {
-        let tool = try Self.serve(["--profile", "battery", "--require-encryption", "2A19", "--no-bond"])
-        defer { tool.stop() }
-        let address = try await Self.advertisingAddress(tool)
+    /// A new radio central that will pair Just Works, connected to the tool's advertising,
+    /// and what it discovered.
+    static func discoveredByPairingCentral(_ tool: ToolProcess) async throws -> (name: String, discovered: [String: Any]) {
+        let address = try await advertisingAddress(tool)
         let log = try Self.log.get()
         let name = try #require(try await log.control("add-central")["peer"] as? String)
         try await log.control("pairing \(name) io=no-input-no-output sc=1 mitm=0 bonding=0")
         try await log.control("central \(name) connect \(address)", timeout: .seconds(20))
         try await log.control("central \(name) discover", timeout: .seconds(30))
-        let discovered = try await log.wait("gatt-discovered") { $0["peer"] as? String == name }
+        return (name, try await log.wait("gatt-discovered") { $0["peer"] as? String == name })
+    }
+
+    @Test("serve --require-encryption: 0x05 before Bumble pairs, the value after; writes come out with their value")
+    func encryptionRequired() async throws {
+        let tool = try Self.serve(["--profile", "battery", "--require-encryption", "2A19", "--no-bond"])
+        defer { tool.stop() }
+        let log = try Self.log.get()
+        let (name, discovered) = try await Self.discoveredByPairingCentral(tool)
         let battery = (discovered["services"] as? [[String: Any]])?.last?["characteristics"] as? [[String: Any]] ?? []
         #expect((battery.first?["value"] as? [String: Any])?["error"] as? Int == 0x05, "\(battery)")
         let handle = try #require(battery.first?["value_handle"] as? Int)
@@ -107,6 +114,29 @@ import TestSupport
 }
 
 extension PeripheralToolVirtualRadio {
+    /// The heart rate measurement can only be notified: nothing reads it, so what protects
+    /// it is its CCCD. Before pairing Bumble is refused the subscription (0x05); after, it
+    /// subscribes and the simulated values arrive.
+    @Test("serve --require-encryption of a notify-only value: its subscription needs the pairing, then the values arrive")
+    func encryptionRequiredToSubscribe() async throws {
+        let tool = try Self.serve(["--profile", "heart-rate", "--require-encryption", "2A37", "--no-bond"])
+        defer { tool.stop() }
+        let log = try Self.log.get()
+        let (name, discovered) = try await Self.discoveredByPairingCentral(tool)
+        let characteristics = (discovered["services"] as? [[String: Any]] ?? []).flatMap { $0["characteristics"] as? [[String: Any]] ?? [] }
+        let measurement = try #require(characteristics.first { $0["uuid"] as? String == "2A37" })
+        let descriptors = measurement["descriptors"] as? [[String: Any]] ?? []
+        let cccd = try #require(descriptors.first { $0["uuid"] as? String == "2902" }?["handle"] as? Int)
+        let refused = try await log.control("central \(name) write \(cccd) 0100")
+        #expect(refused["error"] as? Int == 0x05, "\(refused)")
+        #expect(try await log.control("central \(name) pair", timeout: .seconds(45))["paired"] as? Bool == true)
+        try await log.control("central \(name) subscribe 2A37")
+        let value = try await log.wait("notification", timeout: .seconds(10)) { $0["peer"] as? String == name && $0["uuid"] as? String == "2A37" }
+        #expect((value["value"] as? String)?.count == 4, "\(value)")
+        let exit = try await tool.interrupt()
+        #expect(exit.status == 0, "\(exit.errors)")
+    }
+
     /// `--database` reads a file a user may have edited or got from anywhere: bad JSON,
     /// nesting that would exhaust the stack, and a file that is not an explore output are
     /// refused with a message, before any controller is opened.

@@ -40,7 +40,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("service"), help: "A service UUID to advertise; repeatable. Default: the profile's service.")
     var advertisedServices: [String] = []
 
-    @Option(name: .customLong("require-encryption"), parsing: .upToNextOption, help: "Characteristic UUIDs whose reads and writes need an encrypted link (Insufficient Authentication before pairing).")
+    @Option(name: .customLong("require-encryption"), parsing: .upToNextOption, help: "Characteristic UUIDs whose reads, writes and subscriptions need an encrypted link (Insufficient Authentication before pairing; no notification or indication goes out unencrypted).")
     var requireEncryption: [String] = []
 
     @Option(help: "Stop after this many seconds instead of waiting for Ctrl-C.")
@@ -62,10 +62,7 @@ struct Serve: AsyncParsableCommand {
         let protected = Set(requireEncryption.compactMap(BluetoothUUID.init))
         for index in services.indices {
             for (position, characteristic) in services[index].characteristics.enumerated() where protected.contains(characteristic.uuid) {
-                let properties = characteristic.properties
-                services[index].characteristics[position].permissions = ATTPermissions(
-                    read: properties.contains(.read) ? .init(protection: .encryption) : nil,
-                    write: properties.isDisjoint(with: [.write, .writeWithoutResponse]) ? nil : .init(protection: .encryption))
+                services[index].characteristics[position].requireEncryption()
             }
         }
         let localName = name ?? file?.deviceName ?? "BareBLE"
@@ -115,5 +112,25 @@ struct Serve: AsyncParsableCommand {
         await manager.stopAdvertising()
         for link in manager.centrals { try? await link.disconnect() }
         reporter.cancel()
+    }
+}
+
+extension GATTDatabase.Characteristic {
+    /// `--require-encryption`: reading, writing (a signed write still passes unencrypted,
+    /// with the bond's CSRK) and subscribing need an encrypted link. Subscribing is the
+    /// CCCD's write: declared here for a value that cannot be read (a notify-only one),
+    /// whose added CCCD would otherwise be open.
+    mutating func requireEncryption() {
+        let encrypted = ATTPermissions.Access(protection: .encryption)
+        permissions = ATTPermissions(
+            read: properties.contains(.read) ? encrypted : nil,
+            write: properties.isDisjoint(with: [.write, .writeWithoutResponse, .authenticatedSignedWrites]) ? nil : encrypted)
+        guard !properties.isDisjoint(with: [.notify, .indicate]) else { return }
+        let subscription = ATTPermissions(read: .open, write: encrypted)
+        if let cccd = descriptors.firstIndex(where: { $0.uuid == GATTUUID.clientCharacteristicConfiguration }) {
+            descriptors[cccd].permissions = subscription
+        } else {
+            descriptors.append(GATTDatabase.Descriptor(uuid: GATTUUID.clientCharacteristicConfiguration, permissions: subscription))
+        }
     }
 }

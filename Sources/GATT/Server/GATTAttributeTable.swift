@@ -36,13 +36,12 @@ struct GATTAttributeTable: Sendable {
             }
             for (c, characteristic) in service.characteristics.enumerated() {
                 let path = CharacteristicPath(service: s, characteristic: c)
+                let permissions = characteristic.permissions ?? Self.permissions(for: characteristic.properties)
                 append(characteristic.handle, GATTUUID.characteristicDeclaration, .readOnly, .declaration(characteristic.declaration.bytes))
-                append(characteristic.valueHandle, characteristic.uuid,
-                       characteristic.permissions ?? Self.permissions(for: characteristic.properties),
-                       Self.valueSource(of: characteristic, in: service, path: path))
+                append(characteristic.valueHandle, characteristic.uuid, permissions, Self.valueSource(of: characteristic, in: service, path: path))
                 for (d, descriptor) in characteristic.descriptors.enumerated() {
                     if descriptor.uuid == GATTUUID.clientCharacteristicConfiguration {
-                        append(descriptor.handle, descriptor.uuid, descriptor.permissions ?? .readWrite,
+                        append(descriptor.handle, descriptor.uuid, descriptor.permissions ?? Self.subscriptionPermissions(valueRead: permissions.read),
                                .clientConfiguration(valueHandle: characteristic.valueHandle, properties: characteristic.properties))
                     } else {
                         append(descriptor.handle, descriptor.uuid, descriptor.permissions ?? .readOnly, .descriptor(path, index: d))
@@ -64,6 +63,40 @@ struct GATTAttributeTable: Sendable {
             read: properties.contains(.read) ? .open : nil,
             write: properties.isDisjoint(with: [.write, .writeWithoutResponse, .authenticatedSignedWrites]) ? nil : .open
         )
+    }
+
+    /// A CCCD's when the application declared none: anyone reads it; writing it (subscribing)
+    /// asks the protection and key size that reading the value asks, so a central is
+    /// refused a subscription (0x05, 0x0F, 0x0C) where it would be refused a read, and pairs
+    /// first. Authorization stays with the value's reads: it is the application's to give
+    /// per request, and a CCCD write is not one.
+    static func subscriptionPermissions(valueRead: ATTPermissions.Access?) -> ATTPermissions {
+        ATTPermissions(read: .open, write: valueRead.map { .init(protection: $0.protection, minimumKeySize: $0.minimumKeySize) } ?? .open)
+    }
+
+    /// What a link must have for the value at `valueHandle` to go to it in a notification
+    /// or an indication: what reading the value asks (when it can be read) and what writing
+    /// its CCCD asks, the stronger protection and the larger key size of the two.
+    /// Authorization is not asked: nothing decides it outside a request.
+    func deliveryAccess(of valueHandle: UInt16) -> ATTPermissions.Access {
+        guard let index = index(of: valueHandle) else { return .open }
+        var access = ATTPermissions.Access.open
+        func ask(_ needed: ATTPermissions.Access?) {
+            guard let needed else { return }
+            access.protection = max(access.protection, needed.protection)
+            access.minimumKeySize = max(access.minimumKeySize, needed.minimumKeySize)
+        }
+        ask(attributes[index].permissions.read)
+        var next = index + 1
+        descriptors: while next < sources.count {
+            switch sources[next] {
+            case .clientConfiguration: ask(attributes[next].permissions.write)
+            case .descriptor: break
+            default: break descriptors
+            }
+            next += 1
+        }
+        return access
     }
 
     private static func valueSource(of characteristic: GATTDatabase.Characteristic, in service: GATTDatabase.Service, path: CharacteristicPath) -> Source {

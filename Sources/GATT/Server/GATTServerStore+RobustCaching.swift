@@ -69,7 +69,7 @@ extension GATTServerStore.State {
     }
 
     /// ``GATTServerStore/recipients(of:)`` under the lock.
-    func recipients(of valueHandle: UInt16) -> (subscribers: [UInt16: ClientCharacteristicConfiguration], withheld: [UInt16]) {
+    func recipients(of valueHandle: UInt16) -> GATTRecipients {
         let serviceChanged = valueHandle == table.handle(of: .serviceChanged)
         var subscribers: [UInt16: ClientCharacteristicConfiguration] = [:]
         var withheld: [UInt16] = []
@@ -81,7 +81,7 @@ extension GATTServerStore.State {
                 subscribers[bearer] = configuration
             }
         }
-        return (subscribers, withheld)
+        return GATTRecipients(subscribers: subscribers, withheld: withheld, access: table.deliveryAccess(of: valueHandle))
     }
 }
 

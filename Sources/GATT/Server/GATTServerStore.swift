@@ -232,10 +232,8 @@ public final class GATTServerStore: ATTAttributeStore {
         }
     }
 
-    /// Whom the driver notifies or indicates a new value of `valueHandle`: its subscribers,
-    /// less the change-unaware clients that enabled robust caching, to which nothing but the
-    /// Service Changed indication may go (Part G 2.5.2.1); `withheld` names those bearers.
-    public func recipients(of valueHandle: UInt16) -> (subscribers: [UInt16: ClientCharacteristicConfiguration], withheld: [UInt16]) {
+    /// Whom the driver notifies or indicates a new value of `valueHandle`; see ``GATTRecipients``.
+    public func recipients(of valueHandle: UInt16) -> GATTRecipients {
         state.withLock { $0.recipients(of: valueHandle) }
     }
 }
