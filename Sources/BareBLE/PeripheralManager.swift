@@ -349,9 +349,15 @@ public final class PeripheralManager: Sendable {
     /// ``PeripheralManagerEvent/readyToUpdateSubscribers`` comes once every such queue has
     /// room again, as `peripheralManagerIsReady(toUpdateSubscribers:)` does.
     ///
-    /// - Parameter centrals: only these (by ``RemoteCentral/handle``); nil: all subscribed.
+    /// - Parameters:
+    ///   - centrals: only these (by ``RemoteCentral/handle``); nil: all subscribed.
+    ///   - kind: `.notification` or `.indication`: only that, to the centrals whose CCCD
+    ///     asks for it (a central that enabled both gets what is asked); nil: as each asks.
     @discardableResult
-    public func updateValue(_ value: [UInt8], for valueHandle: UInt16, onSubscribedCentrals centrals: [RemoteCentral]? = nil) -> Bool {
+    public func updateValue(
+        _ value: [UInt8], for valueHandle: UInt16, onSubscribedCentrals centrals: [RemoteCentral]? = nil,
+        as kind: ClientCharacteristicConfiguration? = nil
+    ) -> Bool {
         store.setValue(value, at: valueHandle)
         let only = centrals.map { Set($0.map(\.handle)) }
         var delivered = true
@@ -360,8 +366,10 @@ public final class PeripheralManager: Sendable {
         if !counted.isEmpty {
             links.withLock { links in links.statistics.valuesWithheldFromChangeUnaware += counted.count { links.servers[$0] != nil } }
         }
-        for (bearer, configuration) in recipients.subscribers.sorted(by: { $0.key < $1.key })
+        for (bearer, subscribed) in recipients.subscribers.sorted(by: { $0.key < $1.key })
         where only?.contains(bearer) ?? true {
+            let configuration = kind.map(subscribed.intersection) ?? subscribed
+            guard !configuration.isEmpty else { continue }
             guard let server = links.withLock({ $0.servers[bearer] }) else { continue }
             guard recipients.access.denial(on: server.context.security) == nil else {
                 links.withLock { $0.statistics.valuesWithheldFromUnprotectedLinks += 1 }

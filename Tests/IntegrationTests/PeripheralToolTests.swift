@@ -57,13 +57,22 @@ import TestSupport
         try tool.type("notify 2A37 00C8")
         _ = try await tool.next("sent") { $0["event"] as? String == "sent" }
         _ = try await log.wait("notification") { $0["peer"] as? String == name && $0["value"] as? String == "00c8" }
+        // The handle the `subscribed` event shows is the CCCD's: it names its
+        // characteristic too, and a tab separates words as a space does.
+        let cccd = try #require(subscribed.object["attribute"] as? Int)
+        try tool.type("notify\t\(cccd) 00C9")
+        _ = try await tool.next("sent by the CCCD's handle") { $0["event"] as? String == "sent" }
+        _ = try await log.wait("notification") { $0["peer"] as? String == name && $0["value"] as? String == "00c9" }
+        // Longer than an attribute value may be (512 octets): refused, nothing sent.
+        try tool.type("notify 2A37 " + String(repeating: "00", count: 513))
+        let tooLong = try await tool.next("error") { $0["event"] as? String == "error" }
+        #expect((tooLong.object["error"] as? String)?.contains("at most 512 octets") == true, "\(tooLong.object)")
         try tool.type("set 2A38 02")
         _ = try await tool.next("set") { $0["event"] as? String == "sent" }
         let handle = try #require(heartRate.last?["value_handle"] as? Int)
         #expect(try await log.control("central \(name) read \(handle)")["value"] as? String == "02")
         _ = try await tool.next("read") { $0["event"] as? String == "read" && $0["attribute"] as? Int == handle }
         // Its CCCD written back to 0000: unsubscribed.
-        let cccd = try #require(subscribed.object["attribute"] as? Int)
         #expect(try await log.control("central \(name) write \(cccd) 0000")["written"] as? Bool == true)
         let unsubscribed = try await tool.next("unsubscribed") { $0["event"] as? String == "unsubscribed" }
         #expect(unsubscribed.object["uuid"] as? String == "2A37")

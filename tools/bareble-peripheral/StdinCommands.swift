@@ -3,8 +3,8 @@ import BluetoothCore
 import GATT
 import ToolSupport
 
-/// The commands `serve` takes on stdin, one per line, each answered with a `sent` or
-/// `error` line.
+/// The commands `serve` takes on stdin, one per line, each answered with a `sent`,
+/// `queue-full` or `error` line.
 struct StdinCommands {
     let manager: PeripheralManager
     let output: EventOutput
@@ -15,7 +15,7 @@ struct StdinCommands {
     }
 
     private func perform(_ command: String) async {
-        let words = command.split(separator: " ").map(String.init)
+        let words = command.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         guard let verb = words.first else { return }
         switch (verb, words.count) {
         case ("disconnect", 1):
@@ -27,6 +27,9 @@ struct StdinCommands {
                 return fail(command, "give \(verb) UUID|HANDLE HEX")
             }
             guard let characteristic = characteristic(selector) else { return fail(command, "no characteristic \(selector)") }
+            guard value.count <= GATTServerStore.maximumValueLength else {
+                return fail(command, "a value is at most \(GATTServerStore.maximumValueLength) octets, not \(value.count)")
+            }
             let wanted: ClientCharacteristicConfiguration = verb == "notify" ? .notification : .indication
             // `set` stores and tells every subscriber; notify and indicate only those
             // subscribed that way.
@@ -37,7 +40,7 @@ struct StdinCommands {
                 manager.store.setValue(value, at: characteristic.valueHandle)
                 return output.line([("event", .string("sent")), ("command", .string(command)), ("subscribers", .int(0))], text: "nobody is subscribed: \(characteristic.uuid) set, not sent")
             }
-            let delivered = manager.updateValue(value, for: characteristic.valueHandle, onSubscribedCentrals: centrals)
+            let delivered = manager.updateValue(value, for: characteristic.valueHandle, onSubscribedCentrals: centrals, as: verb == "set" ? nil : wanted)
             output.line([("event", .string(delivered ? "sent" : "queue-full")), ("command", .string(command))],
                         text: delivered ? "\(verb): \(characteristic.uuid) \(Hex.string(value))" : "a central's queue is full: send again after the ready event")
         default:
@@ -48,7 +51,9 @@ struct StdinCommands {
     private func characteristic(_ selector: AttributeSelector) -> GATTDatabase.Characteristic? {
         switch selector {
         case let .uuid(uuid): manager.database.characteristic(uuid)
-        case let .handle(handle): manager.database.characteristic(valueHandle: handle)
+        // Its declaration, value or one of its descriptors: the handles a central's
+        // discovery or our `subscribed` events show.
+        case let .handle(handle): manager.database.services.flatMap(\.characteristics).first { $0.handle <= handle && handle <= $0.endHandle }
         }
     }
 
