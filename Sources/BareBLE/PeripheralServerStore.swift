@@ -89,6 +89,8 @@ final class PeripheralServerStore: ATTAttributeStore {
 
     func bearerClosed(_ context: ATTServerContext) { store.bearerClosed(context) }
 
+    func acceptsMultipleNotifications(_ context: ATTServerContext) -> Bool { store.acceptsMultipleNotifications(context) }
+
     /// The request naming `handle`, with the characteristic it belongs to when it is a
     /// characteristic's value or descriptor.
     private func request(_ handle: UInt16, _ context: ATTServerContext) -> PeripheralManager.Request {

@@ -334,7 +334,7 @@ import TestSupport
             .init(attributeHandle: 0x0008, attributeValue: Hex.bytes(sequenceHex(20))!),
         ]
         #expect(throws: ATTServerError.multipleNotificationsNotEnabled) { try fixture.server.notifyMultiple(values) }
-        fixture.server.setMultipleHandleValueNotificationsEnabled(true)
+        fixture.store.multipleNotificationsAccepted = true
         #expect(try fixture.server.notifyMultiple(values) == 2)
         #expect(throws: ATTServerError.nothingToSend) { try fixture.server.notifyMultiple(Array(values.suffix(1)) + values) }
         #expect(fixture.bearer.sentHex == ["23 03 00 02 00 AA BB 05 00 01 00 CC"])

@@ -31,6 +31,7 @@ public final class InMemoryAttributeStore: ATTAttributeStore {
         var heldReadWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
         var readCount = 0
         var admissions = 0
+        var multipleNotificationsAccepted = false
     }
 
     private let state = Lock(State())
@@ -157,6 +158,15 @@ public final class InMemoryAttributeStore: ATTAttributeStore {
     public func bearerClosed(_ context: ATTServerContext) {
         state.withLock { $0.closedBearers.append(context.bearer) }
     }
+
+    /// Whether ``acceptsMultipleNotifications(_:)`` says yes, for every bearer (as a GATT
+    /// store does once the client set the bit in its Client Supported Features).
+    public var multipleNotificationsAccepted: Bool {
+        get { state.withLock { $0.multipleNotificationsAccepted } }
+        set { state.withLock { $0.multipleNotificationsAccepted = newValue } }
+    }
+
+    public func acceptsMultipleNotifications(_ context: ATTServerContext) -> Bool { multipleNotificationsAccepted }
 }
 
 extension InMemoryAttributeStore {

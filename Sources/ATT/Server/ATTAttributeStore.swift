@@ -184,8 +184,13 @@ public protocol ATTAttributeStore: AnyObject, Sendable {
 
     /// The bearer `context` names has ended: forget what was kept for it alone.
     func bearerClosed(_ context: ATTServerContext)
+
+    /// Whether the client on `context`'s bearer takes Multiple Handle Value Notifications
+    /// (3.4.7.4): a GATT server's client says so in its Client Supported Features.
+    func acceptsMultipleNotifications(_ context: ATTServerContext) -> Bool
 }
 
 extension ATTAttributeStore {
     public func storedValue(_ attribute: ATTAttribute, context: ATTServerContext) -> Result<[UInt8], ATTErrorCode>? { nil }
+    public func acceptsMultipleNotifications(_ context: ATTServerContext) -> Bool { false }
 }

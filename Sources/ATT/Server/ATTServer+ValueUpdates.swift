@@ -19,10 +19,10 @@ extension ATTServer {
 
     /// Sends one Multiple Handle Value Notification (3.4.7.4) with as many of `values`, in
     /// order and whole, as fit the ATT_MTU, and returns how many went; send the rest again.
-    /// Only to a client that enabled it (``setMultipleHandleValueNotificationsEnabled(_:)``).
+    /// Only to a client that enabled it (the store's ``ATTAttributeStore/acceptsMultipleNotifications(_:)``).
     @discardableResult
     public func notifyMultiple(_ values: [MultipleHandleValueNotification.HandleLengthValue]) throws(ATTServerError) -> Int {
-        guard state.withLock({ $0.multipleNotificationsEnabled }) else { throw .multipleNotificationsNotEnabled }
+        guard processor.store.acceptsMultipleNotifications(context) else { throw .multipleNotificationsNotEnabled }
         let mtu = Int(bearer.mtu)
         var length = 1, count = 0
         for value in values {

@@ -119,7 +119,6 @@ public final class ATTServer: Sendable {
 
     struct State: Sendable {
         var context: ATTServerContext
-        var multipleNotificationsEnabled = false
         var inbox: [Item] = []
         var commandsInInbox = 0
         var draining = false
@@ -184,11 +183,6 @@ public final class ATTServer: Sendable {
     /// The peer's identity became known (its bond was found after it resolved).
     public func updatePeer(_ peer: DeviceAddress?) { state.withLock { $0.context.peer = peer } }
 
-    /// The client enabled (or disabled) Multiple Handle Value Notifications in GATT's
-    /// Client Supported Features; until it has, ``notifyMultiple(_:)`` refuses.
-    public func setMultipleHandleValueNotificationsEnabled(_ enabled: Bool) {
-        state.withLock { $0.multipleNotificationsEnabled = enabled }
-    }
 
     /// `observer` learns the ATT_MTU in effect once the client's Exchange MTU settled it
     /// (its first; later ones change nothing and are not told), as the response goes out.

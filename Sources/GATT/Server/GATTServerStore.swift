@@ -165,6 +165,12 @@ public final class GATTServerStore: ATTAttributeStore {
         state.withLock { $0.admit(request, context: context) }
     }
 
+    /// Whether the client of `context` set Multiple Handle Value Notifications in its Client
+    /// Supported Features (Part G 7.2), which lets its server send them.
+    public func acceptsMultipleNotifications(_ context: ATTServerContext) -> Bool {
+        state.withLock { $0.client(context)?.supportedFeatures.contains(.multipleHandleValueNotifications) ?? false }
+    }
+
     /// Forgets the bearer's client; a request of it still running (a handler's wait)
     /// changes nothing from now on, so the next bearer given the number starts clean.
     public func bearerClosed(_ context: ATTServerContext) {
