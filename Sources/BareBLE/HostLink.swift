@@ -96,10 +96,10 @@ final class HostLink: PeripheralLink {
         do { return try await hci.disconnection() } catch { throw .connection(error) }
     }
 
-    /// Encrypts with the stored bond when the peer has one (a failure is the typed
-    /// re-encryption error, never a silent plaintext link).
+    /// Encrypts with the stored bond when the peer has one whose key the pairing policy
+    /// admits (a failure is the typed re-encryption error, never a silent plaintext link).
     func encryptWithBond() async throws(PeripheralError) -> SecurityOutcome? {
-        guard hci.role == .central, let bond = saving.bonds?.bond(for: hci.peer), let key = bond.keyAsCentral else { return nil }
+        guard hci.role == .central, let bond = saving.bonds?.bond(for: hci.peer), security.admits(bond), let key = bond.keyAsCentral else { return nil }
         do { try await security.encrypt(with: bond) } catch { throw .security(error) }
         return .encryptedWithBond(authenticated: bond.authenticated, keySize: Int(key.keySize))
     }

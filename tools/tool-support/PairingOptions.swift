@@ -13,7 +13,7 @@ public struct PairingOptions: ParsableArguments, Sendable {
     @Option(help: "Our IO capability when pairing: display-only, display-yesno, keyboard-only, no-input-no-output or keyboard-display.")
     public var io: IOCapabilityArgument = .init(.noInputNoOutput)
 
-    @Flag(name: .customLong("sc-only"), help: "Secure Connections Only: refuse legacy pairing and keys shorter than 16 octets.")
+    @Flag(name: .customLong("sc-only"), help: "Secure Connections Only: refuse legacy pairing, the keys of a bond it made, and keys shorter than 16 octets.")
     public var secureConnectionsOnly = false
 
     @Flag(name: .customLong("no-bond"), help: "Pair for this connection only: store no keys.")

@@ -232,6 +232,9 @@ public final class SecurityManager: Sendable {
     /// unencrypted, and no pairing is started behind the caller's back.
     public func encrypt(with bond: Bond, minimumKeySize: Int? = nil) async throws(PairingError) {
         guard let key = bond.keyAsCentral else { throw .invalidConfiguration("the bond holds no LTK to encrypt with as central") }
+        guard admits(bond) else {
+            throw .invalidConfiguration("the bond with \(bond.peer) was made by legacy pairing, which Secure Connections Only refuses: pair again (the new bond replaces it)")
+        }
         let minimum = minimumKeySize ?? state.withLock { $0.machine.configuration.effectiveMinimumKeySize }
         guard Int(key.keySize) >= minimum else { throw .keySizeTooSmall(Int(key.keySize), minimum: minimum) }
         guard claimReencryption() else { throw .busy }
@@ -281,7 +284,7 @@ public final class SecurityManager: Sendable {
             return try await operation()
         } catch {
             guard isInsufficientSecurity(error) else { throw error }
-            if connection.role == .central, !connection.encryption.isEncrypted, let bond = storedBond?(connection.peer) {
+            if connection.role == .central, !connection.encryption.isEncrypted, let bond = usableBond() {
                 try await encrypt(with: bond)
             } else {
                 _ = try await pair()
@@ -353,6 +356,12 @@ public final class SecurityManager: Sendable {
         }
     }
 
+    /// Whether `bond`'s key may encrypt this link (``PairingConfiguration/admits(_:)``).
+    public func admits(_ bond: Bond) -> Bool { state.withLock { $0.machine.configuration }.admits(bond) }
+
+    /// The peer's stored bond when its key may encrypt this link.
+    private func usableBond() -> Bond? { storedBond?(connection.peer).flatMap { admits($0) ? $0 : nil } }
+
     /// Peripheral: the key for an LTK request: pairing's STK/LTK while pairing, else the
     /// bond's key named by EDIV and Rand.
     private func longTermKey(ediv: UInt16, rand: UInt64) -> [UInt8]? {
@@ -367,7 +376,7 @@ public final class SecurityManager: Sendable {
         }
         execute(rest)
         if pairing { return reply?.hciBytes }
-        return storedBond?(connection.peer)?.keyAsPeripheral(encryptedDiversifier: ediv, randomNumber: rand)?.hciBytes
+        return usableBond()?.keyAsPeripheral(encryptedDiversifier: ediv, randomNumber: rand)?.hciBytes
     }
 
     func feed(_ input: PairingInput) {
@@ -582,7 +591,7 @@ public final class SecurityManager: Sendable {
     /// Central: the peripheral asked for security. A bond good enough for what it asks
     /// is used to encrypt; otherwise we pair.
     private func securityRequested(_ requirements: AuthenticationRequirements) {
-        if !connection.encryption.isEncrypted, let bond = storedBond?(connection.peer), let key = bond.keyAsCentral,
+        if !connection.encryption.isEncrypted, let bond = usableBond(), let key = bond.keyAsCentral,
            bond.authenticated || !requirements.contains(.mitm) {
             // Claimed here, on the reader thread, so a peer repeating its request while
             // we encrypt starts nothing more.

@@ -75,6 +75,11 @@ public struct PairingConfiguration: Sendable {
         }
     }
 
+    /// Whether a stored bond's key may encrypt a link under this configuration: in Secure
+    /// Connections Only mode not a key legacy pairing made, which is what the mode refuses
+    /// (a new pairing replaces that bond).
+    public func admits(_ bond: Bond) -> Bool { !secureConnectionsOnly || bond.secureConnections }
+
     /// The minimum in effect: 16 in Secure Connections Only mode.
     var effectiveMinimumKeySize: Int { secureConnectionsOnly ? 16 : minimumKeySize }
 
