@@ -56,7 +56,11 @@ import TestSupport
     static func serve(_ advertisedName: String, gate: Gate, mtu: Int? = 247) async throws
         -> (served: PeripheralManagerVirtualRadio.Served, value: String, held: String)
     {
-        let served = try await PeripheralManagerVirtualRadio().serve(advertisedName, services: services(gate), mtu: mtu)
+        // The gate holds a handler as long as the test wants: the store's handler deadline
+        // (10 s, answering Unlikely Error) must not end the wait first, as it did for the
+        // first of 5,000 Write Commands when a full run took longer than that to send them.
+        let served = try await PeripheralManagerVirtualRadio().serve(
+            advertisedName, services: services(gate), mtu: mtu, handlerDeadline: .seconds(600))
         let value = try #require(served.manager.database.characteristic(Self.value)).valueHandle
         let held = try #require(served.manager.database.characteristic(Self.held)).valueHandle
         return (served, le(value), le(held))

@@ -54,7 +54,7 @@ import TestSupport
     /// unless nil.
     func serve(
         _ advertisedName: String, pairing: String? = nil, services: [GATTDatabase.Service] = Self.services(), mtu: Int? = 247,
-        bonds: Bool = false
+        bonds: Bool = false, handlerDeadline: Duration = GATTServerConfiguration().handlerDeadline
     ) async throws -> Served {
         let central = try await PeripheralRadio.open()
         let address = try #require(central.controller.info?.address)
@@ -63,7 +63,7 @@ import TestSupport
         }
         let manager = try PeripheralManager(
             central: central, advertising: try PeripheralRadio.options(name: advertisedName), services: services,
-            gatt: GATTServerConfiguration(deviceName: advertisedName))
+            gatt: GATTServerConfiguration(deviceName: advertisedName, handlerDeadline: handlerDeadline))
         let events = EventReader(manager.events())
         try await manager.startAdvertising()
         let name = try await PeripheralRadio.addCentral()
