@@ -1,6 +1,7 @@
 import ATT
 import Bonding
 import BluetoothCore
+import GATT
 import HCI
 import HCITransport
 import KernelHost
@@ -133,13 +134,16 @@ public final class Central: Sendable {
     /// The GATT database is not discovered yet: call ``Peripheral/discoverServices()``.
     ///
     /// Beside the kernel, `parameters` and `options` are the kernel's to choose and are
-    /// not used; `timeout` bounds the socket's connect.
+    /// not used; `timeout` bounds the socket's connect. `procedureTimeout` bounds each GATT
+    /// procedure as a whole (a discovery, a long read; ``GATTClient/procedureTimeout``):
+    /// longer for a large database behind a long connection interval.
     public func connect(
         to peer: DeviceAddress,
         parameters: ConnectionParameters = .default,
         options: ConnectionOptions = .none,
         timeout: Duration = .seconds(10),
-        mtu: UInt16 = ATTConstants.defaultClientMTU
+        mtu: UInt16 = ATTConstants.defaultClientMTU,
+        procedureTimeout: Duration = GATTClient.defaultProcedureTimeout
     ) async throws(PeripheralError) -> Peripheral {
         let link: any PeripheralLink
         let security = self.security
@@ -162,7 +166,7 @@ public final class Central: Sendable {
                 throw error
             }
         }
-        let peripheral = Peripheral(central: self, link: link)
+        let peripheral = Peripheral(central: self, link: link, procedureTimeout: procedureTimeout)
         do {
             try await peripheral.exchangeMTU(mtu)
         } catch {

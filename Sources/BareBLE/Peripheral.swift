@@ -31,11 +31,11 @@ public final class Peripheral: Sendable, CustomStringConvertible {
     private let watcher = Lock<[Task<Void, Never>]>([])
     private let serviceChangesDropped = Atomic<Int>(0)
 
-    init(central: Central, link: any PeripheralLink) {
+    init(central: Central, link: any PeripheralLink, procedureTimeout: Duration) {
         self.central = central
         self.link = link
         att = link.makeATTClient(server: nil)
-        gatt = GATTClient(att: att)
+        gatt = GATTClient(att: att, procedureTimeout: procedureTimeout)
         (changes, changesContinuation) = AsyncStream.makeStream(of: [Service].self, bufferingPolicy: .bufferingNewest(8))
         let updates = gatt.databaseChanges
         let continuation = changesContinuation

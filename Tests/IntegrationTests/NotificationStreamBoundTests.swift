@@ -27,7 +27,7 @@ import TestSupport
         // Subscribing writes 01 00 to the CCCD at 0x000F; the server answers Write Response.
         let bearer = ScriptedBearer([step("12 0F 00 01 00", "13")])
         let central = Central(controller: HCIController(transport: ScriptedTransport()))
-        let peripheral = Peripheral(central: central, link: BearerOnlyLink(bearer: bearer))
+        let peripheral = Peripheral(central: central, link: BearerOnlyLink(bearer: bearer), procedureTimeout: GATTClient.defaultProcedureTimeout)
         let characteristic = Characteristic(
             GATTDatabase.Characteristic(
                 handle: 0x000D, properties: .notify, valueHandle: 0x000E, uuid: GATTUUID.heartRateMeasurement,

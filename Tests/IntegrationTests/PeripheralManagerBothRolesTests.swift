@@ -28,7 +28,9 @@ extension PeripheralToolVirtualRadio {
         try await log.control("central \(name) connect \(address)", timeout: .seconds(20))
         _ = try await events.next("connection") { event -> Bool? in if case .host(.connected) = event { true } else { nil } }
 
-        let peripheral = try await central.connect(to: DeviceAddress("C4:4B:4D:00:00:04/random")!)
+        // The discovery of 34 services is not what this test times: in a full CI run
+        // (every suite at once on 2 cores) it once took the radio over the default 120 s.
+        let peripheral = try await central.connect(to: Self.big, procedureTimeout: .seconds(600))
         try await peripheral.discoverServices()
         let deviceName = try #require(peripheral.characteristic(GATTUUID.deviceName))
         try await peripheral.readValue(for: deviceName)
@@ -36,6 +38,29 @@ extension PeripheralToolVirtualRadio {
         let level = try #require(manager.database.characteristic(BluetoothUUID(UInt16(0x2A19)))).valueHandle
         #expect(try await log.control("central \(name) read \(level)")["value"] as? String == "4d")
         #expect(manager.centrals.count == 1)
+        try await peripheral.disconnect()
+    }
+}
+
+extension PeripheralToolVirtualRadio {
+    static let big = DeviceAddress("C4:4B:4D:00:00:04/random")!
+
+    /// `Central.connect(procedureTimeout:)` is each GATT procedure's deadline: one too
+    /// short for the big peripheral's discovery ends it with the error that names it.
+    @Test("connect's procedureTimeout bounds a discovery")
+    func procedureTimeoutReachesTheGATTClient() async throws {
+        let harness = try Self.harness.get()
+        let central = try Central.open(.tcp(host: "127.0.0.1", port: harness.radio.tcpPort))
+        defer { central.close() }
+        try await central.powerOn()
+        let peripheral = try await central.connect(to: Self.big, procedureTimeout: .milliseconds(50))
+        #expect(peripheral.gatt.procedureTimeout == .milliseconds(50))
+        do {
+            try await peripheral.discoverServices()
+            Issue.record("34 services discovered within 50 ms")
+        } catch {
+            #expect("\(error)".contains("did not finish within"), "\(error)")
+        }
         try await peripheral.disconnect()
     }
 }

@@ -36,7 +36,7 @@ public enum GATTError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidResponse(let why): "invalid GATT response: \(why)"
         case .invalidRequest(let why): "invalid GATT request: \(why)"
         case let .procedureTimedOut(name, after):
-            "\(name) did not finish within \(after): the server answers too slowly or never ends it; disconnect, or give GATTClient a longer procedureTimeout for a very slow link"
+            "\(name) did not finish within \(after): the server answers too slowly or never ends it; disconnect, or for a very slow link give a longer procedureTimeout (GATTClient's, or Central.connect's)"
         }
     }
 }
