@@ -183,7 +183,6 @@ public final class ATTServer: Sendable {
     /// The peer's identity became known (its bond was found after it resolved).
     public func updatePeer(_ peer: DeviceAddress?) { state.withLock { $0.context.peer = peer } }
 
-
     /// `observer` learns the ATT_MTU in effect once the client's Exchange MTU settled it
     /// (its first; later ones change nothing and are not told), as the response goes out.
     /// On a bearer whose MTU the layer below decides, that MTU.
