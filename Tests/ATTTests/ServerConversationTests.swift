@@ -336,8 +336,13 @@ import TestSupport
         #expect(throws: ATTServerError.multipleNotificationsNotEnabled) { try fixture.server.notifyMultiple(values) }
         fixture.store.multipleNotificationsAccepted = true
         #expect(try fixture.server.notifyMultiple(values) == 2)
-        #expect(throws: ATTServerError.nothingToSend) { try fixture.server.notifyMultiple(Array(values.suffix(1)) + values) }
-        #expect(fixture.bearer.sentHex == ["23 03 00 02 00 AA BB 05 00 01 00 CC"])
+        // Two or more tuples (3.4.7.4): a value that fits only alone goes as a notification.
+        #expect(try fixture.server.notifyMultiple(Array(values.suffix(2))) == 1)
+        #expect(try fixture.server.notifyMultiple(Array(values.suffix(1)) + values) == 1)
+        #expect(throws: ATTServerError.nothingToSend) { try fixture.server.notifyMultiple([]) }
+        #expect(fixture.bearer.sentHex == [
+            "23 03 00 02 00 AA BB 05 00 01 00 CC", "1B 05 00 CC", "1B 08 00 \(sequenceHex(20))",
+        ])
     }
 
     @Test func indicationsGoOneAtATimeAndReturnOnConfirmation() async throws {

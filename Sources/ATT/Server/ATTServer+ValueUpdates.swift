@@ -17,12 +17,16 @@ extension ATTServer {
         try sendHostPDU(Self.encode(.handleValueNotification, handle: handle, value: value, mtu: Int(bearer.mtu)))
     }
 
-    /// Sends one Multiple Handle Value Notification (3.4.7.4) with as many of `values`, in
-    /// order and whole, as fit the ATT_MTU, and returns how many went; send the rest again.
+    /// Sends the first of `values`, in order and whole, in one Multiple Handle Value
+    /// Notification (3.4.7.4) as far as they fit the ATT_MTU, and returns how many went;
+    /// send the rest again. The PDU carries two or more values, as the specification asks:
+    /// when the second does not fit beside the first, the first goes alone as a Handle Value
+    /// Notification (cut to ATT_MTU - 3, as ``notify(handle:value:)`` does) and 1 is returned.
     /// Only to a client that enabled it (the store's ``ATTAttributeStore/acceptsMultipleNotifications(_:)``).
     @discardableResult
     public func notifyMultiple(_ values: [MultipleHandleValueNotification.HandleLengthValue]) throws(ATTServerError) -> Int {
         guard processor.store.acceptsMultipleNotifications(context) else { throw .multipleNotificationsNotEnabled }
+        guard let first = values.first else { throw .nothingToSend }
         let mtu = Int(bearer.mtu)
         var length = 1, count = 0
         for value in values {
@@ -30,7 +34,10 @@ extension ATTServer {
             length += 4 + value.attributeValue.count
             count += 1
         }
-        guard count > 0 else { throw .nothingToSend }
+        guard count >= 2 else {
+            try notify(handle: first.attributeHandle, value: first.attributeValue)
+            return 1
+        }
         var writer = ByteWriter(capacity: length)
         writer.write(ATTOpcode.multipleHandleValueNotification.rawValue)
         for value in values.prefix(count) {

@@ -15,7 +15,7 @@ public enum ATTServerError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The client has not enabled Multiple Handle Value Notifications (GATT's Client
     /// Supported Features), so they may not be sent to it.
     case multipleNotificationsNotEnabled
-    /// Nothing to send: not one value fits the PDU.
+    /// Nothing to send: no value was given.
     case nothingToSend
     /// The calling task was cancelled. An indication already sent stays outstanding until
     /// its confirmation or its timeout.
@@ -30,7 +30,7 @@ public enum ATTServerError: Error, Sendable, Equatable, CustomStringConvertible 
             "the client did not confirm an indication within \(timeout); the ATT bearer is dead: the peer must reconnect"
         case .multipleNotificationsNotEnabled:
             "the client has not enabled Multiple Handle Value Notifications"
-        case .nothingToSend: "no value was given, or none fits the ATT_MTU"
+        case .nothingToSend: "no value was given"
         case .cancelled: "the indication was cancelled"
         }
     }
