@@ -42,8 +42,10 @@ public final class PeripheralManager: Sendable {
     /// What the manager did with value updates; zeros except the sent counts on a run whose
     /// centrals keep up.
     public struct Statistics: Sendable, Equatable {
+        /// Values sent as notifications, one per value and central (several values in one
+        /// Multiple Handle Value Notification count one each).
         public var notificationsSent = 0
-        /// Notifications refused because the link's outgoing queue was full (the caller was
+        /// Notification PDUs refused because the link's outgoing queue was full (the caller was
         /// told with `false`).
         public var notificationsRefusedFull = 0
         public var indicationsConfirmed = 0
@@ -359,8 +361,75 @@ public final class PeripheralManager: Sendable {
         as kind: ClientCharacteristicConfiguration? = nil
     ) -> Bool {
         store.setValue(value, at: valueHandle)
-        let only = centrals.map { Set($0.map(\.handle)) }
         var delivered = true
+        forEachRecipient(of: valueHandle, among: centrals, as: kind) { bearer, server, configuration in
+            let sent = configuration.contains(.notification)
+                ? notify(server, bearer: bearer) { () throws(ATTServerError) in try server.notify(handle: valueHandle, value: value); return 1 } != nil
+                : indicate(server, bearer: bearer, handle: valueHandle, value: value)
+            delivered = delivered && sent
+        }
+        return delivered
+    }
+
+    /// Sets several characteristics' stored values and sends them as
+    /// ``updateValue(_:for:onSubscribedCentrals:as:)`` sends one, but a central that enabled
+    /// Multiple Handle Value Notifications (bit 2 of its Client Supported Features, Core 5.4
+    /// Vol 3 Part G 7.2) gets the notifications due to it in as few Multiple Handle Value
+    /// Notifications (Vol 3 Part F 3.4.7.4) as its ATT_MTU allows, in the order given, each
+    /// value whole; a value that fits none beside another goes as a Handle Value
+    /// Notification, cut to ATT_MTU - 3. Other centrals get one notification per value.
+    /// Indications go one by one, as they must. Each value's notifications are counted in
+    /// ``Statistics/notificationsSent``.
+    ///
+    /// Returns false when a link's queue had no room: that central did not get its values
+    /// from the refused PDU on (those before it went), the others got theirs; send the
+    /// values again after ``PeripheralManagerEvent/readyToUpdateSubscribers``.
+    @discardableResult
+    public func updateValues(
+        _ values: [(valueHandle: UInt16, value: [UInt8])], onSubscribedCentrals centrals: [RemoteCentral]? = nil,
+        as kind: ClientCharacteristicConfiguration? = nil
+    ) -> Bool {
+        var delivered = true
+        var notifications: [UInt16: (server: ATTServer, values: [MultipleHandleValueNotification.HandleLengthValue])] = [:]
+        for (valueHandle, value) in values {
+            store.setValue(value, at: valueHandle)
+            forEachRecipient(of: valueHandle, among: centrals, as: kind) { bearer, server, configuration in
+                guard configuration.contains(.notification) else {
+                    delivered = indicate(server, bearer: bearer, handle: valueHandle, value: value) && delivered
+                    return
+                }
+                notifications[bearer, default: (server, [])].values.append(.init(attributeHandle: valueHandle, attributeValue: value))
+            }
+        }
+        for (bearer, batch) in notifications.sorted(by: { $0.key < $1.key }) {
+            let (server, values) = batch
+            let multiple = values.count > 1 && store.acceptsMultipleNotifications(server.context)
+            var next = 0
+            while next < values.count {
+                let first = values[next]
+                let sent = notify(server, bearer: bearer) { () throws(ATTServerError) in
+                    guard multiple else {
+                        try server.notify(handle: first.attributeHandle, value: first.attributeValue)
+                        return 1
+                    }
+                    return try server.notifyMultiple(Array(values[next...]))
+                }
+                guard let sent else { delivered = false; break }
+                guard sent > 0 else { break }  // the link is going
+                next += sent
+            }
+        }
+        return delivered
+    }
+
+    /// Calls `body` for each central `valueHandle`'s value goes to now (among `centrals`,
+    /// nil: all): subscribed to it (with `kind` when given; `body` gets what its CCCD asks
+    /// of that), on a link that could read the value. Counts the ones withheld.
+    private func forEachRecipient(
+        of valueHandle: UInt16, among centrals: [RemoteCentral]?, as kind: ClientCharacteristicConfiguration?,
+        _ body: (UInt16, ATTServer, ClientCharacteristicConfiguration) -> Void
+    ) {
+        let only = centrals.map { Set($0.map(\.handle)) }
         let recipients = store.recipients(of: valueHandle)
         let counted = recipients.withheld.filter { only?.contains($0) ?? true }
         if !counted.isEmpty {
@@ -375,19 +444,18 @@ public final class PeripheralManager: Sendable {
                 links.withLock { $0.statistics.valuesWithheldFromUnprotectedLinks += 1 }
                 continue
             }
-            let sent = configuration.contains(.notification)
-                ? notify(server, bearer: bearer, handle: valueHandle, value: value)
-                : configuration.contains(.indication) ? indicate(server, bearer: bearer, handle: valueHandle, value: value) : true
-            delivered = delivered && sent
+            body(bearer, server, configuration)
         }
-        return delivered
     }
 
-    private func notify(_ server: ATTServer, bearer: UInt16, handle: UInt16, value: [UInt8]) -> Bool {
+    /// Sends what `send` sends to `bearer` (it returns how many values went) and counts
+    /// them; 0 when the link is going, nil when its queue was full: the caller then hears
+    /// ``PeripheralManagerEvent/readyToUpdateSubscribers`` once it has room.
+    private func notify(_ server: ATTServer, bearer: UInt16, _ send: () throws(ATTServerError) -> Int) -> Int? {
         do {
-            try server.notify(handle: handle, value: value)
-            links.withLock { $0.statistics.notificationsSent += 1 }
-            return true
+            let sent = try send()
+            links.withLock { $0.statistics.notificationsSent += sent }
+            return sent
         } catch .outgoingQueueFull {
             let watch = links.withLock { links in
                 links.statistics.notificationsRefusedFull += 1
@@ -400,10 +468,10 @@ public final class PeripheralManager: Sendable {
                     self?.roomAgain(bearer)
                 }
             }
-            return false
+            return nil
         } catch {
             // The link is going: its disconnection is reported, and it has no subscribers then.
-            return true
+            return 0
         }
     }
 

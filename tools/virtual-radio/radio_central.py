@@ -33,6 +33,7 @@ SCAN_TIMEOUT = 30.0
 # What a server answers a request with (Vol 3 Part F 3.4.8); `exchange` collects these.
 COMMAND_FLAG = 0x40
 HANDLE_VALUE_CONFIRMATION = 0x1E
+MULTIPLE_HANDLE_VALUE_NOTIFICATION = 0x23
 SIGNED_WRITE_COMMAND = 0xD2
 # An LE signaling command no host knows (Vol 3 Part A 4), and its identifier: its Command
 # Reject (4.1) comes back after everything sent before it on the link was received.
@@ -91,6 +92,16 @@ class GattCentral(Peer):
     def on_att_pdu(self, connection_handle: int, pdu: bytes) -> None:
         if self.responses is not None and pdu and pdu[0] in RESPONSE_OPCODES:
             self.responses.put_nowait(bytes(pdu))
+            return
+        if pdu and pdu[0] == MULTIPLE_HANDLE_VALUE_NOTIFICATION:
+            # Bumble 0.0.236 has no decoder for it: decoded here (Core 5.4 Vol 3 Part F
+            # 3.4.7.4), each value logged in order; `malformed` when a Length overruns.
+            values, offset = [], 1
+            while offset + 4 <= len(pdu):
+                handle, length = int.from_bytes(pdu[offset:offset + 2], 'little'), int.from_bytes(pdu[offset + 2:offset + 4], 'little')
+                values.append(dict(handle=handle, value=bytes(pdu[offset + 4:offset + 4 + length]).hex()))
+                offset += 4 + length
+            self.log(event='multiple-notification', peer=self.name, values=values, malformed=offset != len(pdu))
             return
         self.att_downstream(connection_handle, pdu)
 
