@@ -74,7 +74,7 @@ let package = Package(
         // reports and loads), the kernel's L2CAP LE socket and listener, ATT over that socket,
         // and the kernel's keys kept in the bond store. Above ATT and Bonding, below the
         // facade; HCITransport for the HCI control channel's socket.
-        .target(name: "KernelHost", dependencies: ["BluetoothCore", "CBluetooth", "HCITransport", "L2CAP", "ATT", "SMP", "Bonding"], swiftSettings: strict),
+        .target(name: "KernelHost", dependencies: ["BluetoothCore", "CBluetooth", "HCITransport", "L2CAP", "ATT", "SMP", "Bonding", .product(name: "Logging", package: "swift-log")], swiftSettings: strict),
         .target(name: "Beacon", dependencies: ["BluetoothCore", "HCI"], swiftSettings: strict),
         // Apple's Notification Center and Media services, consumer side: codecs and the
         // session state machine, no I/O.

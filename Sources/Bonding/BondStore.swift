@@ -34,13 +34,14 @@ public final class BondStore: Sendable {
     /// Our identity address and IRK, as stored (generated when the file was created).
     public let local: LocalIdentity
     /// Where saved and removed bonds, and failed saves, are logged.
-    public let logger = Logger(label: "bareble.bonding")
+    public let logger: Logger
     private let cached: Lock<[Bond]>
 
     /// Opens the bond file of `identity` in `directory`, creating the directory (0700) and
     /// the file (with a fresh IRK) when they do not exist yet.
     public init(
-        directory: String = BondDirectory.defaultPath, identity: Identity, lockTimeout: Duration = defaultLockTimeout
+        directory: String = BondDirectory.defaultPath, identity: Identity, lockTimeout: Duration = defaultLockTimeout,
+        logger: Logger = Logger(label: "bareble.bonding")
     ) throws(BondStoreError) {
         try AtomicFile.makeDirectory(directory)
         let lock = try DirectoryLock(directory, timeout: lockTimeout)
@@ -66,6 +67,7 @@ public final class BondStore: Sendable {
         _ = consume lock
         self.directory = directory
         self.lockTimeout = lockTimeout
+        self.logger = logger
         self.local = stored.local
         self.path = directory + "/" + Self.fileName(for: stored.local.address)
         self.cached = Lock(stored.bonds)

@@ -2,6 +2,7 @@ import Bonding
 import BluetoothCore
 import Glibc
 import HCITransport
+import Logging
 import Synchronization
 
 /// The bonds of a host beside the kernel (`hci-raw:N`), kept without a daemon: when the
@@ -102,10 +103,14 @@ public final class KernelBonds: Sendable {
         switch queue.yield(received) {
         case .enqueued: break
         case .dropped:
-            state.withLock {
+            let dropped = state.withLock {
                 $0.queued -= 1
                 $0.counters.dropped += 1
+                return $0.counters.dropped
             }
+            store.logger.error(
+                "a key the kernel reported was dropped (\(Self.queueLimit) already wait to be saved): the kernel forgets it at the next attach, and that peer must pair again",
+                metadata: ["adapter": "\(adapter)", "dropped": "\(dropped)"])
         case .terminated:
             state.withLock { $0.queued -= 1 }
         @unknown default:
@@ -143,7 +148,10 @@ public final class KernelBonds: Sendable {
             count(outcome == .kept ? \.kept : \.refused)
             return .value(outcome == .kept)
         } catch {
-            count(\.failed)
+            let failed = state.withLock { $0.counters.failed += 1; return $0.counters.failed }
+            store.logger.error(
+                "a key the kernel reported was not saved: the kernel forgets it at the next attach, and that peer must pair again; fix the bond directory first",
+                metadata: ["adapter": "\(adapter)", "path": "\(store.path)", "error": "\(error)", "failed": "\(failed)"])
             return .failed(error)
         }
     }

@@ -49,4 +49,41 @@ import TestSupport
         #expect(bond.peerKeys.longTermKey?.ediv == 0x1234)
         #expect(bond.localKeys.longTermKey?.ediv == 0x9876)
     }
+
+    /// A key the store could not save is logged, once, with what to do: the kernel still
+    /// holds it, but forgets it at the next attach (Load Long Term Keys replaces them all).
+    @Test func aKeyTheStoreCannotSaveIsLoggedAsAnError() async throws {
+        var pair: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &pair) == 0)
+        let sender = pair[0]
+        defer { close(sender) }
+        let logs = LogCapture()
+        let directory = scratchDirectory()
+        let store = try BondStore(
+            directory: directory, identity: .public(BluetoothAddress(0xF00D_0000_0002)), logger: logs.logger("bareble.bonding"))
+        // A directory where the store writes its temporary file: creating it fails (EEXIST),
+        // as a full disk or a read-only file system would fail the write.
+        let file = String(store.path.split(separator: "/").last!)
+        #expect(mkdir(directory + "/.\(file).tmp", 0o700) == 0)
+        let bonds = try KernelBonds.attach(
+            adapter: 0, store: store,
+            listen: { handler throws(TransportError) in
+                try KernelKeyMonitor.start(index: 0, loop: try DescriptorLoop(fd: pair[1], spec: nil, name: "socketpair"), handler: handler)
+            },
+            load: {}, keyWait: .seconds(120))
+        defer { bonds.close() }
+
+        let expectation = bonds.expectLongTermKey()
+        let datagram = Self.legacyKey(central: true, ediv: 0x1234, value: 0x11)
+        #expect(send(sender, datagram, datagram.count, 0) == datagram.count)
+        await #expect(throws: BondStoreError.self) { try await bonds.longTermKeyKept(expectation) }
+        #expect(bonds.counters.failed == 1)
+        #expect(store.bond(for: KernelKeyEventTests.peer) == nil)
+        let errors = logs.lines(atLeast: .warning)
+        #expect(errors.count == 1, "\(errors)")
+        #expect(errors.first?.level == .error)
+        #expect(errors.first?.message.contains("must pair again") == true)
+        #expect(errors.first?.metadata["failed"] == "1")
+        #expect(errors.first?.metadata["path"] == store.path)
+    }
 }
