@@ -148,7 +148,7 @@ public final class KernelBonds: Sendable {
             count(outcome == .kept ? \.kept : \.refused)
             return .value(outcome == .kept)
         } catch {
-            let failed = state.withLock { $0.counters.failed += 1; return $0.counters.failed }
+            let failed = count(\.failed)
             store.logger.error(
                 "a key the kernel reported was not saved: the kernel forgets it at the next attach, and that peer must pair again; fix the bond directory first",
                 metadata: ["adapter": "\(adapter)", "path": "\(store.path)", "error": "\(error)", "failed": "\(failed)"])
@@ -168,8 +168,10 @@ public final class KernelBonds: Sendable {
         }
     }
 
-    private func count(_ counter: WritableKeyPath<KernelBondCounters, Int>) {
-        state.withLock { $0.counters[keyPath: counter] += 1 }
+    /// Adds one to `counter` and returns its new value.
+    @discardableResult
+    private func count(_ counter: WritableKeyPath<KernelBondCounters, Int>) -> Int {
+        state.withLock { $0.counters[keyPath: counter] += 1; return $0.counters[keyPath: counter] }
     }
 
     // MARK: A pairing's wait for its keys
