@@ -17,9 +17,9 @@ extension ATTServer {
         try sendHostPDU(Self.encode(.handleValueNotification, handle: handle, value: value, mtu: Int(bearer.mtu)))
     }
 
-    /// Sends the first of `values`, in order and whole, in one Multiple Handle Value
-    /// Notification (3.4.7.4) as far as they fit the ATT_MTU, and returns how many went;
-    /// send the rest again. The PDU carries two or more values, as the specification asks:
+    /// Sends as many of `values` as fit the ATT_MTU, from the first, in order and whole, in
+    /// one Multiple Handle Value Notification (3.4.7.4), and returns how many went; send
+    /// the rest again. The PDU carries two or more values, as the specification asks:
     /// when the second does not fit beside the first, the first goes alone as a Handle Value
     /// Notification (cut to ATT_MTU - 3, as ``notify(handle:value:)`` does) and 1 is returned.
     /// Only to a client that enabled it (the store's ``ATTAttributeStore/acceptsMultipleNotifications(_:)``).
