@@ -139,53 +139,57 @@ struct FuzzedDecoder: Sendable, CustomStringConvertible {
 
     @Test(arguments: FuzzedDecoder.all)
     func decoderSurvivesRandomInput(_ decoder: FuzzedDecoder) async {
-        var random = SeededRandom(seed: 0xA77_0000 &+ UInt64(decoder.opcode.rawValue))
-        var failures: [String] = []
-        var decoded = 0
-        let opcode = decoder.opcode.rawValue
-        for index in 0..<Self.inputsPerDecoder {
-            await yieldPeriodically(iteration: index)
-            var bytes: [UInt8]
-            switch index % 4 {
-            case 0:
-                // The opcode and random parameters, mostly short so fixed layouts are hit.
-                bytes = [opcode] + random.fastBytes(random.int(0...(index % 8 == 0 ? 300 : 24)))
-            case 1:
-                // A valid value must come back unchanged.
-                let value = RandomPDUs.make(decoder.opcode, &random)
-                bytes = value.encode()
-                if (try? ATTPDU(decoding: bytes)) != value, failures.count < 5 {
-                    failures.append("valid value did not round-trip: \(Hex.string(bytes))")
+        await cpuBound {
+            var random = SeededRandom(seed: 0xA77_0000 &+ UInt64(decoder.opcode.rawValue))
+            var failures: [String] = []
+            var decoded = 0
+            let opcode = decoder.opcode.rawValue
+            for index in 0..<Self.inputsPerDecoder {
+                await yieldPeriodically(iteration: index)
+                var bytes: [UInt8]
+                switch index % 4 {
+                case 0:
+                    // The opcode and random parameters, mostly short so fixed layouts are hit.
+                    bytes = [opcode] + random.fastBytes(random.int(0...(index % 8 == 0 ? 300 : 24)))
+                case 1:
+                    // A valid value must come back unchanged.
+                    let value = RandomPDUs.make(decoder.opcode, &random)
+                    bytes = value.encode()
+                    if (try? ATTPDU(decoding: bytes)) != value, failures.count < 5 {
+                        failures.append("valid value did not round-trip: \(Hex.string(bytes))")
+                    }
+                case 2:
+                    // A valid encoding damaged one way: cut, a byte changed, or bytes added.
+                    bytes = RandomPDUs.make(decoder.opcode, &random).encode()
+                    switch random.int(0...2) {
+                    case 0: bytes = Array(bytes.prefix(random.int(1...bytes.count)))
+                    case 1: if bytes.count > 1 { bytes[random.int(1...bytes.count - 1)] = random.byte() }
+                    default: bytes += random.fastBytes(random.int(1...4))
+                    }
+                default:
+                    // List PDUs: a small length or format byte first, so element parsing is reached.
+                    bytes = [opcode, UInt8(random.int(0...22))] + random.fastBytes(random.int(0...40))
                 }
-            case 2:
-                // A valid encoding damaged one way: cut, a byte changed, or bytes added.
-                bytes = RandomPDUs.make(decoder.opcode, &random).encode()
-                switch random.int(0...2) {
-                case 0: bytes = Array(bytes.prefix(random.int(1...bytes.count)))
-                case 1: if bytes.count > 1 { bytes[random.int(1...bytes.count - 1)] = random.byte() }
-                default: bytes += random.fastBytes(random.int(1...4))
-                }
-            default:
-                // List PDUs: a small length or format byte first, so element parsing is reached.
-                bytes = [opcode, UInt8(random.int(0...22))] + random.fastBytes(random.int(0...40))
+                let outcome = Self.check(bytes)
+                if outcome.decoded { decoded += 1 }
+                if let violation = outcome.violation, failures.count < 5 { failures.append(violation) }
             }
-            let outcome = Self.check(bytes)
-            if outcome.decoded { decoded += 1 }
-            if let violation = outcome.violation, failures.count < 5 { failures.append(violation) }
+            #expect(failures.isEmpty, "\(decoder): \(failures.joined(separator: "\n"))")
+            // Meaningful only if a fair share of inputs reach a successful decode.
+            #expect(decoded >= Self.inputsPerDecoder / 4)
         }
-        #expect(failures.isEmpty, "\(decoder): \(failures.joined(separator: "\n"))")
-        // Meaningful only if a fair share of inputs reach a successful decode.
-        #expect(decoded >= Self.inputsPerDecoder / 4)
     }
 
     @Test func fullyRandomBytesNeverTrap() async {
-        var random = SeededRandom(seed: 0xA77_FFFF)
-        var failures: [String] = []
-        for iteration in 0..<Self.inputsPerDecoder {
-            await yieldPeriodically(iteration: iteration)
-            let bytes = random.fastBytes(random.int(1...64))
-            if let violation = Self.check(bytes).violation, failures.count < 5 { failures.append(violation) }
+        await cpuBound {
+            var random = SeededRandom(seed: 0xA77_FFFF)
+            var failures: [String] = []
+            for iteration in 0..<Self.inputsPerDecoder {
+                await yieldPeriodically(iteration: iteration)
+                let bytes = random.fastBytes(random.int(1...64))
+                if let violation = Self.check(bytes).violation, failures.count < 5 { failures.append(violation) }
+            }
+            #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
         }
-        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 }

@@ -56,17 +56,19 @@ import TestSupport
     }
 
     @Test func randomReadsNeverTrap() async {
-        var random = SeededRandom(seed: 1)
-        for iteration in 0..<100_000 {
-            await yieldPeriodically(iteration: iteration)
-            var reader = ByteReader(random.bytes(lengths: 0...12))
-            for _ in 0..<4 {
-                switch UInt8.random(in: 0...4, using: &random) {
-                case 0: _ = try? reader.readUInt8()
-                case 1: _ = try? reader.readUInt32()
-                case 2: _ = try? reader.readBytes(Int.random(in: -2...8, using: &random))
-                case 3: _ = try? reader.readAddress()
-                default: _ = try? BluetoothUUID(littleEndian: reader.readRemaining())
+        await cpuBound {
+            var random = SeededRandom(seed: 1)
+            for iteration in 0..<100_000 {
+                await yieldPeriodically(iteration: iteration)
+                var reader = ByteReader(random.bytes(lengths: 0...12))
+                for _ in 0..<4 {
+                    switch UInt8.random(in: 0...4, using: &random) {
+                    case 0: _ = try? reader.readUInt8()
+                    case 1: _ = try? reader.readUInt32()
+                    case 2: _ = try? reader.readBytes(Int.random(in: -2...8, using: &random))
+                    case 3: _ = try? reader.readAddress()
+                    default: _ = try? BluetoothUUID(littleEndian: reader.readRemaining())
+                    }
                 }
             }
         }

@@ -42,88 +42,94 @@ import TestSupport
 
     @Test(arguments: EventDecoderCase.all)
     func decoderSurvivesRandomInput(_ decoder: EventDecoderCase) async {
-        var random = SeededRandom(seed: 0xB1E5_0000 &+ UInt64(decoder.header.reduce(0) { $0 << 8 | Int($1) }))
-        var failures: [String] = []
-        var decodedCount = 0
-        let headerLength = decoder.header.count - 1  // the subevent code counts as a parameter
-        for index in 0..<Self.inputsPerDecoder {
-            await yieldPeriodically(iteration: index)
-            var packet: [UInt8]
-            switch index % 4 {
-            case 0:
-                // The decoder's header, then random parameters of random length.
-                let tail = random.fastBytes(random.int(0...min(decoder.maximumTail, 255 - headerLength)))
-                packet = eventPacket(decoder.header[0], Array(decoder.header.dropFirst()) + tail)
-            case 1:
-                // A valid value must come back unchanged.
-                let value = decoder.makeValid(&random)
-                packet = value.encode()
-                guard let decoded = try? HCIEvent(decoding: packet), decoded == value else {
-                    if failures.count < 5 { failures.append("valid encoding did not round-trip: \(Hex.string(packet))") }
-                    continue
-                }
-                decodedCount += 1
-                continue
-            case 2:
-                // A valid encoding, damaged in one way.
-                packet = decoder.makeValid(&random).encode()
-                switch random.int(0...3) {
+        await cpuBound {
+            var random = SeededRandom(seed: 0xB1E5_0000 &+ UInt64(decoder.header.reduce(0) { $0 << 8 | Int($1) }))
+            var failures: [String] = []
+            var decodedCount = 0
+            let headerLength = decoder.header.count - 1  // the subevent code counts as a parameter
+            for index in 0..<Self.inputsPerDecoder {
+                await yieldPeriodically(iteration: index)
+                var packet: [UInt8]
+                switch index % 4 {
                 case 0:
-                    let cut = random.int(2...packet.count)
-                    packet = Array(packet.prefix(cut))
-                    packet[1] = UInt8(cut - 2)
+                    // The decoder's header, then random parameters of random length.
+                    let tail = random.fastBytes(random.int(0...min(decoder.maximumTail, 255 - headerLength)))
+                    packet = eventPacket(decoder.header[0], Array(decoder.header.dropFirst()) + tail)
                 case 1:
-                    if packet.count > 2 { packet[random.int(2...packet.count - 1)] = random.byte() }
+                    // A valid value must come back unchanged.
+                    let value = decoder.makeValid(&random)
+                    packet = value.encode()
+                    guard let decoded = try? HCIEvent(decoding: packet), decoded == value else {
+                        if failures.count < 5 { failures.append("valid encoding did not round-trip: \(Hex.string(packet))") }
+                        continue
+                    }
+                    decodedCount += 1
+                    continue
                 case 2:
-                    let extra = random.fastBytes(random.int(1...8))
-                    if packet.count - 2 + extra.count <= 255 {
-                        packet += extra
-                        packet[1] = UInt8(packet.count - 2)
+                    // A valid encoding, damaged in one way.
+                    packet = decoder.makeValid(&random).encode()
+                    switch random.int(0...3) {
+                    case 0:
+                        let cut = random.int(2...packet.count)
+                        packet = Array(packet.prefix(cut))
+                        packet[1] = UInt8(cut - 2)
+                    case 1:
+                        if packet.count > 2 { packet[random.int(2...packet.count - 1)] = random.byte() }
+                    case 2:
+                        let extra = random.fastBytes(random.int(1...8))
+                        if packet.count - 2 + extra.count <= 255 {
+                            packet += extra
+                            packet[1] = UInt8(packet.count - 2)
+                        }
+                    default:
+                        packet[1] = random.byte()
                     }
                 default:
-                    packet[1] = random.byte()
+                    // The decoder's header with a random (usually wrong) length byte.
+                    packet = decoder.header.prefix(1) + [random.byte()] + decoder.header.dropFirst()
+                        + random.fastBytes(random.int(0...decoder.maximumTail))
                 }
-            default:
-                // The decoder's header with a random (usually wrong) length byte.
-                packet = decoder.header.prefix(1) + [random.byte()] + decoder.header.dropFirst()
-                    + random.fastBytes(random.int(0...decoder.maximumTail))
+                let outcome = Self.check(packet)
+                if outcome.decoded { decodedCount += 1 }
+                if let failure = outcome.violation, failures.count < 5 { failures.append(failure) }
             }
-            let outcome = Self.check(packet)
-            if outcome.decoded { decodedCount += 1 }
-            if let failure = outcome.violation, failures.count < 5 { failures.append(failure) }
+            #expect(failures.isEmpty, "\(decoder): \(failures.joined(separator: "\n"))")
+            // The loop is only meaningful if a fair share of inputs reach a successful decode.
+            #expect(decodedCount >= Self.inputsPerDecoder / 4)
         }
-        #expect(failures.isEmpty, "\(decoder): \(failures.joined(separator: "\n"))")
-        // The loop is only meaningful if a fair share of inputs reach a successful decode.
-        #expect(decodedCount >= Self.inputsPerDecoder / 4)
     }
 
     @Test func fullyRandomPacketsNeverTrap() async {
-        var random = SeededRandom(seed: 0xE7E7)
-        var failures: [String] = []
-        for index in 0..<Self.inputsPerDecoder {
-            await yieldPeriodically(iteration: index)
-            let packet: [UInt8]
-            if index.isMultiple(of: 2) {
-                packet = random.fastBytes(random.int(0...257))
-            } else {
-                // A consistent length byte, so the decoders behind every code are reached.
-                packet = eventPacket(random.byte(), random.fastBytes(random.int(0...255)))
+        await cpuBound {
+            var random = SeededRandom(seed: 0xE7E7)
+            var failures: [String] = []
+            for index in 0..<Self.inputsPerDecoder {
+                await yieldPeriodically(iteration: index)
+                let packet: [UInt8]
+                if index.isMultiple(of: 2) {
+                    packet = random.fastBytes(random.int(0...257))
+                } else {
+                    // A consistent length byte, so the decoders behind every code are reached.
+                    packet = eventPacket(random.byte(), random.fastBytes(random.int(0...255)))
+                }
+                if let failure = Self.check(packet).violation, failures.count < 5 { failures.append(failure) }
             }
-            if let failure = Self.check(packet).violation, failures.count < 5 { failures.append(failure) }
+            #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
         }
-        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 
     @Test func randomLESubeventsNeverTrap() async {
-        var random = SeededRandom(seed: 0x3E3E)
-        var failures: [String] = []
-        for iteration in 0..<Self.inputsPerDecoder {
-            await yieldPeriodically(iteration: iteration)
-            let parameters = [random.byte()] + random.fastBytes(random.int(0...254))
-            if let failure = Self.check(eventPacket(0x3E, parameters)).violation, failures.count < 5 {
-                failures.append(failure)
+        await cpuBound {
+            var random = SeededRandom(seed: 0x3E3E)
+            var failures: [String] = []
+            for iteration in 0..<Self.inputsPerDecoder {
+                await yieldPeriodically(iteration: iteration)
+                let parameters = [random.byte()] + random.fastBytes(random.int(0...254))
+                if let failure = Self.check(eventPacket(0x3E, parameters)).violation, failures.count < 5 {
+                    failures.append(failure)
+                }
             }
+            #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
         }
-        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 }

@@ -101,35 +101,37 @@ import Trace
     /// 100,000 seeded records of random bytes, half of them shaped as events or ATT on a
     /// few handles so the summaries reach past the decoders: stats and gatt never trap.
     @Test func randomRecordsNeverTrapTheSummaries() async throws {
-        var random = SeededRandom(seed: 4)
-        var decoder = TraceDecoder(withFields: false)
-        var statistics = TraceStatistics()
-        var database = TraceGATTDatabase()
-        for number in 0..<100_000 {
-            var payload = (0..<Int.random(in: 0...24, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
-            let opcode: MonitorRecord.Opcode
-            switch number % 4 {
-            case 0:
-                opcode = .eventPacket
-                payload = [[0x3E, 0x05, 0x08, 0x30, 0x59][number / 4 % 5], UInt8(payload.count + 1), 0x01 + UInt8(number / 20 % 2)] + payload
-            case 1:
-                opcode = .aclReceive
-                let pdu = [UInt8.random(in: 0x01...0x1E, using: &random)] + payload
-                payload = [UInt8(number % 3), 0x20, UInt8(pdu.count + 4), 0, UInt8(pdu.count), 0, number % 7 == 0 ? 6 : 4, 0] + pdu
-            case 2:
-                opcode = .aclTransmit
-                let pdu = [UInt8.random(in: 0x01...0x1E, using: &random)] + payload
-                payload = [UInt8(number % 3), 0x00, UInt8(pdu.count + 4), 0, UInt8(pdu.count), 0, 4, 0] + pdu
-            default:
-                opcode = MonitorRecord.Opcode(rawValue: UInt16.random(in: 0...16, using: &random))
+        try await cpuBound { () throws in
+            var random = SeededRandom(seed: 4)
+            var decoder = TraceDecoder(withFields: false)
+            var statistics = TraceStatistics()
+            var database = TraceGATTDatabase()
+            for number in 0..<100_000 {
+                var payload = (0..<Int.random(in: 0...24, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                let opcode: MonitorRecord.Opcode
+                switch number % 4 {
+                case 0:
+                    opcode = .eventPacket
+                    payload = [[0x3E, 0x05, 0x08, 0x30, 0x59][number / 4 % 5], UInt8(payload.count + 1), 0x01 + UInt8(number / 20 % 2)] + payload
+                case 1:
+                    opcode = .aclReceive
+                    let pdu = [UInt8.random(in: 0x01...0x1E, using: &random)] + payload
+                    payload = [UInt8(number % 3), 0x20, UInt8(pdu.count + 4), 0, UInt8(pdu.count), 0, number % 7 == 0 ? 6 : 4, 0] + pdu
+                case 2:
+                    opcode = .aclTransmit
+                    let pdu = [UInt8.random(in: 0x01...0x1E, using: &random)] + payload
+                    payload = [UInt8(number % 3), 0x00, UInt8(pdu.count + 4), 0, UInt8(pdu.count), 0, 4, 0] + pdu
+                default:
+                    opcode = MonitorRecord.Opcode(rawValue: UInt16.random(in: 0...16, using: &random))
+                }
+                let packet = decoder.decode(CaptureRecord(number: number, index: 0, opcode: opcode, timestamp: Int64.random(in: .min ... .max, using: &random), payload: payload))
+                statistics.add(packet)
+                database.add(packet)
+                await yieldPeriodically(iteration: number)
             }
-            let packet = decoder.decode(CaptureRecord(number: number, index: 0, opcode: opcode, timestamp: Int64.random(in: .min ... .max, using: &random), payload: payload))
-            statistics.add(packet)
-            database.add(packet)
-            await yieldPeriodically(iteration: number)
+            _ = try? database.result()
+            #expect(statistics.packets == 100_000 && !statistics.connections.isEmpty)
+            #expect(statistics.connections.count <= TraceStatistics.maximumConnections)
         }
-        _ = try? database.result()
-        #expect(statistics.packets == 100_000 && !statistics.connections.isEmpty)
-        #expect(statistics.connections.count <= TraceStatistics.maximumConnections)
     }
 }
