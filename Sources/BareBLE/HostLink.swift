@@ -156,20 +156,17 @@ final class BondSaving: Sendable {
             outcome = .success(false)
         } else if keys.bonded, let bonds {
             let bond = keys.bond(createdAt: Int64(time(nil)))
-            if refusesWeakerRepairing, let stored = bonds.bond(for: bond.peer), stored.peer == bond.peer,
-               let strength = stored.keyStrength, let shortfall = Self.shortfall(of: bond, against: strength) {
-                // A peer on an address we did not know that names a stronger bond's identity:
-                // the pairing happened, but it does not replace that bond.
-                let refusal = BondStoreError.strongerBondKept(peer: bond.peer, shortfall: shortfall)
-                HostLog.logger.warning("\(refusal)", metadata: ["peer": "\(keys.peer)"])
-                outcome = .failure(refusal)
-            } else {
-                do {
-                    try bonds.save(bond)
-                    outcome = .success(true)
-                } catch {
-                    outcome = .failure(error)
+            // A peer on an address we did not know that names a stronger bond's identity:
+            // the pairing happened, but it does not replace that bond (the store logs it).
+            let refusesWeakerRepairing = refusesWeakerRepairing
+            do {
+                try bonds.save(bond) { stored in
+                    guard refusesWeakerRepairing, let strength = stored.keyStrength, let shortfall = Self.shortfall(of: bond, against: strength) else { return nil }
+                    return .strongerBondKept(peer: bond.peer, shortfall: shortfall)
                 }
+                outcome = .success(true)
+            } catch {
+                outcome = .failure(error)
             }
         } else {
             outcome = .success(false)

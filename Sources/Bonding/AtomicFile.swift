@@ -32,6 +32,11 @@ enum AtomicFile {
 
     /// The whole file, or nil when it does not exist.
     static func read(_ path: String) throws(BondStoreError) -> [UInt8]? {
+        try readStamped(path)?.bytes
+    }
+
+    /// The whole file and the stamp of what was read, or nil when it does not exist.
+    static func readStamped(_ path: String) throws(BondStoreError) -> (bytes: [UInt8], stamp: FileStamp)? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             let code = errno
@@ -44,11 +49,12 @@ enum AtomicFile {
         guard status.st_size <= maximumSize else {
             throw .corrupt(path: path, reason: "\(status.st_size) bytes, far more than any bond file")
         }
+        let stamp = FileStamp(status)
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
             let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count == 0 { return bytes }
+            if count == 0 { return (bytes, stamp) }
             if count < 0 {
                 let code = errno
                 if code == EINTR { continue }
@@ -57,6 +63,13 @@ enum AtomicFile {
             bytes += chunk[0..<count]
             guard bytes.count <= maximumSize else { throw .corrupt(path: path, reason: "grew beyond any bond file while read") }
         }
+    }
+
+    /// The stamp of the file at `path` now; nil when there is none (or it cannot be looked
+    /// at, which reading it would then report).
+    static func stamp(_ path: String) -> FileStamp? {
+        var status = stat()
+        return stat(path, &status) == 0 ? FileStamp(status) : nil
     }
 
     /// Replaces `path` with `bytes` so that at every instant the path names either the old
@@ -134,6 +147,26 @@ enum AtomicFile {
             if name != "." && name != ".." { names.append(name) }
         }
         return names.sorted()
+    }
+}
+
+/// Which version of a file was read: every ``AtomicFile/replace(_:in:with:temporaryName:)``
+/// renames a new file (a new inode, with its own size and times) over the path, so a
+/// different stamp means another write. Two writes could only look alike if the second
+/// reused the inode freed by the first, with the same size, within one tick of the file
+/// system's clock; a later write tells them apart again.
+struct FileStamp: Equatable, Sendable {
+    private let device: UInt64
+    private let inode: UInt64
+    private let size: Int64
+    /// Modification and status change times, seconds and nanoseconds.
+    private let times: [Int64]
+
+    init(_ status: stat) {
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
+        size = Int64(status.st_size)
+        times = [status.st_mtim, status.st_ctim].flatMap { [Int64($0.tv_sec), Int64($0.tv_nsec)] }
     }
 }
 

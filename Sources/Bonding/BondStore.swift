@@ -35,7 +35,8 @@ public final class BondStore: Sendable {
     public let local: LocalIdentity
     /// Where saved and removed bonds, and failed saves, are logged.
     public let logger: Logger
-    private let cached: Lock<[Bond]>
+    /// The bonds as last read or written, and the stamp of the file they came from.
+    private let cached: Lock<(bonds: [Bond], stamp: FileStamp?)>
 
     /// Opens the bond file of `identity` in `directory`, creating the directory (0700) and
     /// the file (with a fresh IRK) when they do not exist yet.
@@ -57,11 +58,12 @@ public final class BondStore: Sendable {
             wanted = candidates.first
         }
         let stored: StoredBonds
-        if let wanted, let existing = try Self.read(directory: directory, identity: wanted) {
-            stored = existing
+        let stamp: FileStamp?
+        if let wanted, let existing = try Self.readStamped(directory: directory, identity: wanted) {
+            (stored, stamp) = existing
         } else {
             let created = StoredBonds(local: try LocalIdentity.generate(address: wanted))
-            try Self.write(created, directory: directory)
+            stamp = try Self.write(created, directory: directory)
             stored = created
         }
         _ = consume lock
@@ -70,13 +72,34 @@ public final class BondStore: Sendable {
         self.logger = logger
         self.local = stored.local
         self.path = directory + "/" + Self.fileName(for: stored.local.address)
-        self.cached = Lock(stored.bonds)
+        self.cached = Lock((stored.bonds, stamp))
     }
 
     // MARK: Reading
 
-    /// Every bond, in identity address order, as last read or written by this store.
-    public var bonds: [Bond] { cached.withLock { $0 } }
+    /// Every bond, in identity address order, as the file holds them now: when another
+    /// process (a pairing tool, `bonds remove`) changed the file since this store last read
+    /// or wrote it, it is read again (one stat per lookup tells). A file that was removed
+    /// by hand holds no bonds, as the next write finds too; one that no longer parses is
+    /// not taken (the bonds read before stay, with a warning), as a write would refuse it.
+    public var bonds: [Bond] {
+        cached.withLock { cache in
+            let now = AtomicFile.stamp(path)
+            guard now != cache.stamp else { return cache.bonds }
+            // Without the directory's lock: every write renames a whole file into place,
+            // so what is read is one complete version, and its own stamp comes with it.
+            do throws(BondStoreError) {
+                let stored = try Self.readStamped(directory: directory, identity: local.address)
+                cache = (stored?.bonds.bonds ?? [], stored?.stamp)
+            } catch {
+                cache.stamp = now
+                logger.warning(
+                    "the bond file changed and cannot be read: the bonds read before stay in use, and no bond can be saved until the file is repaired or moved aside",
+                    metadata: ["path": "\(path)", "error": "\(error)"])
+            }
+            return cache.bonds
+        }
+    }
 
     /// The bond of `address`: its identity address, or an RPA that resolves with a stored
     /// peer IRK (``BondResolver``).
@@ -87,24 +110,29 @@ public final class BondStore: Sendable {
     /// A resolver over the current bonds, to hand to scan consumers and connectors.
     public var resolver: BondResolver { BondResolver(bonds: bonds) }
 
-    /// Reads the file again (another process may have changed it).
-    public func reload() throws(BondStoreError) {
-        let lock = try DirectoryLock(directory, timeout: lockTimeout)
-        let stored = try current()
-        // Under the lock: a writer after us must find its set cached last, not ours.
-        cached.withLock { $0 = stored.bonds }
-        _ = consume lock
-    }
-
     // MARK: Changing
 
-    /// Adds `bond`, replacing any bond with the same peer identity.
-    public func save(_ bond: Bond) throws(BondStoreError) {
+    /// Adds `bond`, replacing any bond with the same peer identity, unless `refusal` gives
+    /// a reason not to replace the one the file holds for that peer (a weaker pairing over
+    /// a stronger bond): then nothing is written and that reason is thrown. It is decided
+    /// under the directory's lock, so a bond another process saved a moment before counts.
+    public func save(_ bond: Bond, refusingIf refusal: (_ stored: Bond) -> BondStoreError? = { _ in nil }) throws(BondStoreError) {
+        var refused: BondStoreError?
         do {
-            // Last wins: `StoredBonds` keeps one bond per peer.
-            try update { $0.append(bond) }
+            try update { bonds throws(BondStoreError) in
+                if let stored = bonds.first(where: { $0.peer == bond.peer }), let reason = refusal(stored) {
+                    refused = reason
+                    throw reason
+                }
+                // Last wins: `StoredBonds` keeps one bond per peer.
+                bonds.append(bond)
+            }
         } catch {
-            logger.error("bond not saved", metadata: ["peer": "\(bond.peer)", "path": "\(path)", "error": "\(error)"])
+            if let refused {
+                logger.warning("\(refused)", metadata: ["peer": "\(bond.peer)", "path": "\(path)"])
+            } else {
+                logger.error("bond not saved", metadata: ["peer": "\(bond.peer)", "path": "\(path)", "error": "\(error)"])
+            }
             throw error
         }
         logger.debug("bond saved", metadata: ["peer": "\(bond.peer)", "path": "\(path)"])
@@ -129,24 +157,20 @@ public final class BondStore: Sendable {
 
     /// One read-modify-write of the whole set: `change` sees the bonds as the file holds
     /// them now and its result is written atomically. Nothing is written when the file
-    /// cannot be read.
-    public func update(_ change: (inout [Bond]) -> Void) throws(BondStoreError) {
+    /// cannot be read or `change` throws.
+    public func update(_ change: (inout [Bond]) throws(BondStoreError) -> Void) throws(BondStoreError) {
         let lock = try DirectoryLock(directory, timeout: lockTimeout)
-        var stored = try current()
-        change(&stored.bonds)
+        // An absent file (removed by hand) is an empty set for our identity, which this
+        // write recreates.
+        var stored = try Self.read(directory: directory, identity: local.address) ?? StoredBonds(local: local)
+        try change(&stored.bonds)
         stored = StoredBonds(local: stored.local, bonds: stored.bonds)
-        try Self.write(stored, directory: directory)
+        let stamp = try Self.write(stored, directory: directory)
         // Under the lock: set after it, a slower writer could put back an older set than
         // the one the file holds (another thread's bond missing from memory until the next
         // write, its reconnection refused as if it had no bond).
-        cached.withLock { $0 = stored.bonds }
+        cached.withLock { $0 = (stored.bonds, stamp) }
         _ = consume lock
-    }
-
-    /// The file as it is now; an absent file (removed by hand) is an empty set for our
-    /// identity, which the next write recreates.
-    private func current() throws(BondStoreError) -> StoredBonds {
-        try Self.read(directory: directory, identity: local.address) ?? StoredBonds(local: local)
     }
 
     // MARK: Files
@@ -189,14 +213,21 @@ public final class BondStore: Sendable {
     }
 
     static func read(directory: String, identity: DeviceAddress) throws(BondStoreError) -> StoredBonds? {
-        let path = directory + "/" + fileName(for: identity)
-        guard let bytes = try AtomicFile.read(path) else { return nil }
-        let stored = try BondFileFormat.decode(bytes, path: path)
-        guard stored.local.address == identity else { throw .identityMismatch(path: path, stored: stored.local.address) }
-        return stored
+        try readStamped(directory: directory, identity: identity)?.bonds
     }
 
-    static func write(_ stored: StoredBonds, directory: String) throws(BondStoreError) {
+    static func readStamped(directory: String, identity: DeviceAddress) throws(BondStoreError) -> (bonds: StoredBonds, stamp: FileStamp)? {
+        let path = directory + "/" + fileName(for: identity)
+        guard let (bytes, stamp) = try AtomicFile.readStamped(path) else { return nil }
+        let stored = try BondFileFormat.decode(bytes, path: path)
+        guard stored.local.address == identity else { throw .identityMismatch(path: path, stored: stored.local.address) }
+        return (stored, stamp)
+    }
+
+    /// Writes the file of `stored`'s identity; the stamp of what was written (the caller
+    /// holds the directory's lock, so nobody has replaced it since).
+    @discardableResult
+    static func write(_ stored: StoredBonds, directory: String) throws(BondStoreError) -> FileStamp? {
         let name = fileName(for: stored.local.address)
         let path = directory + "/" + name
         let bytes = BondFileFormat.encode(stored)
@@ -205,5 +236,6 @@ public final class BondStore: Sendable {
             throw .tooLarge(path: path, bytes: bytes.count, bonds: stored.bonds.count)
         }
         try AtomicFile.replace(path, in: directory, with: bytes, temporaryName: ".\(name).tmp")
+        return AtomicFile.stamp(path)
     }
 }

@@ -47,9 +47,8 @@ public final class KernelBonds: Sendable {
             listen: { handler throws(TransportError) in try KernelKeyMonitor.start(index: adapter, handler: handler) },
             load: { () throws(TransportError) in
                 // Load Long Term Keys replaces all the kernel holds: what another process
-                // saved since this store was opened must be in it (a failed reload keeps
-                // what was read then).
-                try? store.reload()
+                // saved since this store was opened is in it, as every lookup reads a
+                // changed file again.
                 let keys = store.kernelKeys()
                 try KernelManagement.loadKeys(
                     index: adapter, longTermKeys: keys.longTermKeys, identityResolvingKeys: keys.identityResolvingKeys,

@@ -16,6 +16,14 @@ import TestSupport
         return keys
     }
 
+    /// Keys of a pairing protected against a man in the middle (numeric comparison).
+    static func authenticatedKeys(from peer: DeviceAddress) -> PairingKeys {
+        var keys = keys(from: peer)
+        keys.authenticated = true
+        keys.method = .numericComparison
+        return keys
+    }
+
     /// A peer on a private address (resolvable or not) that distributed no identity comes
     /// back from another address: its bond could never be found, and a peer pairing over
     /// and over from fresh addresses would fill the store until it is too large to read.
@@ -35,9 +43,7 @@ import TestSupport
     @Test func weakerKeysDoNotReplaceAStrongerBondOfTheIdentityGiven() throws {
         let store = try BondStore(directory: scratchDirectory(), identity: .public(Self.local))
         let victim = DeviceAddress(BluetoothAddress(0x0011_2233_4455), type: .public)
-        var passkey = Self.keys(from: victim)
-        passkey.authenticated = true
-        passkey.method = .numericComparison
+        let passkey = Self.authenticatedKeys(from: victim)
         let saving = BondSaving(store)
         saving.save(passkey)
         #expect(saving.last == .success(true))
@@ -68,6 +74,27 @@ import TestSupport
         open.save(Self.keys(from: attacker, identity: victim))
         #expect(open.last == .success(true))
         #expect(store.bond(for: victim)?.authenticated == false)
+    }
+
+    /// The stronger bond was saved by another process sharing the directory (a pairing
+    /// tool run beside a server): the check is made against the file, not against what
+    /// this process read at its start.
+    @Test func aStrongerBondAnotherProcessSavedIsNotReplaced() throws {
+        let directory = scratchDirectory()
+        let running = try BondStore(directory: directory, identity: .public(Self.local))
+        let other = try BondStore(directory: directory, identity: .public(Self.local))
+        let victim = DeviceAddress(BluetoothAddress(0x0011_2233_4455), type: .public)
+        let passkey = Self.authenticatedKeys(from: victim)
+        let elsewhere = BondSaving(other)
+        elsewhere.save(passkey)
+        #expect(elsewhere.last == .success(true))
+        let saving = BondSaving(running)
+        saving.save(Self.keys(from: DeviceAddress(BluetoothAddress(0x4A11_2233_4455), type: .random), identity: victim))
+        guard case .failure(.strongerBondKept)? = saving.last else {
+            Issue.record("the weaker keys replaced a bond another process saved: \(String(describing: saving.last))")
+            return
+        }
+        #expect(other.bond(for: victim)?.authenticated == true)
     }
 
     @Test func bondsOfIdentifiedPeersAreSaved() throws {

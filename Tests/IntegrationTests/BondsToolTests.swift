@@ -57,7 +57,6 @@ import TestSupport
         let removed = try await run(["bonds", "remove", "70:81:94:0D:FB:AA/random", "--bond-dir", directory])
         #expect(removed.status == 0, "\(removed.errors)")
         #expect(removed.output.contains("removed C4:4B:4D:00:0B:01/random"))
-        try store.reload()
         #expect(store.bonds.map(\.peer) == [Self.peerB])
 
         let again = try await run(["bonds", "remove", "C4:4B:4D:00:0B:01", "--bond-dir", directory])
@@ -67,7 +66,6 @@ import TestSupport
         let json = try await run(["bonds", "remove", "00:1B:DC:00:00:02", "--bond-dir", directory, "--json"])
         #expect(json.status == 0)
         #expect(json.output.contains("\"peer\":\"00:1B:DC:00:00:02/public\""))
-        try store.reload()
         #expect(store.bonds.isEmpty)
     }
 
