@@ -16,6 +16,11 @@ import Glibc
 ///
 /// Everything the body awaits runs there too (a task executor preference is inherited by
 /// child tasks), except code isolated to an actor.
+///
+/// Only for bodies that compute: one that holds a lock other threads wait for with a
+/// deadline is starved at nice 19 while it holds it, and their deadlines run out (200 bond
+/// saves from 8 threads, one of them this one, failed a save on the store's 10 s lock
+/// timeout in CI).
 public func cpuBound<T: Sendable>(_ body: @Sendable () async throws -> T) async rethrows -> T {
     try await withTaskExecutorPreference(LowPriorityExecutor.shared, operation: body)
 }
