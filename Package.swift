@@ -123,7 +123,7 @@ let package = Package(
         ),
         .target(
             name: "ANCSCommands",
-            dependencies: ["ANCS", "ANCSConsumer", "BareBLE", "HCI", "BluetoothCore", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["ANCS", "ANCSConsumer", "BareBLE", "HCI", "HCITransport", "BluetoothCore", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-ancs",
             swiftSettings: strict
         ),
@@ -189,7 +189,7 @@ let package = Package(
         .testTarget(name: "GATTTests", dependencies: ["GATT", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BluetoothCryptoTests", dependencies: ["BluetoothCrypto", "BluetoothCore"], swiftSettings: strict),
         .testTarget(name: "SMPTests", dependencies: ["SMP", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "BondingTests", dependencies: ["Bonding", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "BondingTests", dependencies: ["Bonding", "HCITransport", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "KernelHostTests", dependencies: ["KernelHost", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ANCSTests", dependencies: ["ANCS", "TestSupport"], swiftSettings: strict),

@@ -31,41 +31,33 @@ enum RadioProcess {
         shutdown(control[0], Int32(SHUT_RD))
         _ = Posix.setNonBlocking(control[0])
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, control[1], 0)
-        posix_spawn_file_actions_adddup2(&actions, output.write, 1)
-        posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
-        // Nothing else of ours may leak into the radio: it would hold our sockets and pipes
-        // open (a caller waiting for end-of-file on one would wait for the radio's lifetime).
-        bareble_spawn_close_from(&actions, 3)
-
-        let argv = ([python] + arguments).map { strdup($0) }
-        defer { argv.forEach { free($0) } }
-        var environment: [UnsafeMutablePointer<CChar>?] = []
+        var environment: [String] = []
         var entry = environ
         while let pointer = entry.pointee {
-            if !String(cString: pointer).hasPrefix("PYTHONUNBUFFERED=") { environment.append(strdup(pointer)) }
+            let variable = String(cString: pointer)
+            if !variable.hasPrefix("PYTHONUNBUFFERED=") { environment.append(variable) }
             entry += 1
         }
         // Lines must arrive as they are printed, not when a buffer fills.
-        environment.append(strdup("PYTHONUNBUFFERED=1"))
-        defer { environment.forEach { free($0) } }
+        environment.append("PYTHONUNBUFFERED=1")
 
-        var pid: pid_t = 0
-        let result = (argv + [nil]).withUnsafeBufferPointer { argvBuffer in
-            (environment + [nil]).withUnsafeBufferPointer { environmentBuffer in
-                posix_spawnp(&pid, python, &actions, nil, argvBuffer.baseAddress!, environmentBuffer.baseAddress!)
-            }
+        // Nothing else of ours leaks into the radio (ChildProcess closes the rest): it would
+        // hold our sockets and pipes open, and a caller waiting for end-of-file on one would
+        // wait for the radio's lifetime.
+        let spawned = Result { () throws(ChildProcess.Failure) in
+            try ChildProcess.spawn(
+                [python] + arguments, environment: environment,
+                stdin: control[1], stdout: output.write, stderr: errors.write)
         }
         Glibc.close(control[1])
         Glibc.close(output.write)
         Glibc.close(errors.write)
-        guard result == 0 else {
+        let pid: pid_t
+        switch spawned {
+        case .success(let child): pid = child
+        case .failure(let failure):
             closeAll([control[0], output.read, errors.read])
-            throw .radioFailed(
-                detail: "cannot run \(python): \(Posix.message(result)); install Python 3 or set BAREBLE_PYTHON")
+            throw .radioFailed(detail: "\(failure); install Python 3 or set BAREBLE_PYTHON")
         }
         return Child(pid: pid, control: control[0], stdout: output.read, stderr: errors.read)
     }

@@ -1,6 +1,7 @@
 import BluetoothCore
 import Bonding
 import Foundation
+import HCITransport
 import SMP
 import Testing
 import TestSupport
@@ -49,7 +50,7 @@ import TestSupport
         for round in 0..<(times + extra) {
             if round >= times, outcome.leftoverTemporaryFiles > 0, outcome.setB > 0 { break }
             outcome.rounds += 1
-            let pid = try spawn(writer, [writer, directory, fileA, fileB])
+            let pid = try ChildProcess.spawn([writer, directory, fileA, fileB])
             // 2 ... 40 ms: process start-up takes a few, each write well under one; the
             // extra rounds wait up to 400 ms.
             let delay = 2_000 + Int(random.next() % (round < times ? 38_000 : 398_000))
@@ -78,15 +79,4 @@ import TestSupport
         print("bond-store-writer killed \(outcome.rounds) times: set A \(outcome.setA), set B \(outcome.setB), temporary file left behind \(outcome.leftoverTemporaryFiles) times")
         return outcome
     }
-
-    static func spawn(_ path: String, _ arguments: [String]) throws -> pid_t {
-        var pid: pid_t = 0
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let result = posix_spawn(&pid, path, nil, nil, argv, environ)
-        guard result == 0 else { throw SpawnError(path: path, code: result) }
-        return pid
-    }
-
-    struct SpawnError: Error { var path: String; var code: Int32 }
 }

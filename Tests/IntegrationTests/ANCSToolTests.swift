@@ -15,7 +15,7 @@ import TestSupport
         let uid = try #require(ack["uid"] as? Int)
         let execFile = RadioPeripheral.temporaryPath("ancs-exec")
         let tool = try ToolProcess(
-            ["run", "--json", "--name", "BareBLE-ANCS-T", "--count", "2", "--exec", "cat >> \(execFile)",
+            ["run", "--json", "--name", "BareBLE-ANCS-T", "--count", "2", "--exec", "cat >> \(execFile); grep '^SigIgn:' /proc/self/status >> \(execFile).signals",
              "--bond-dir", RadioPeripheral.temporaryPath("ancs-bonds"), "--transport", "tcp:127.0.0.1:\(harness.radio.tcpPort)"],
             tool: "bareble-ancs", input: true)
         defer { tool.stop() }
@@ -56,6 +56,15 @@ import TestSupport
         let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(objects.compactMap { $0["kind"] as? String } == ["added", "removed", "added"])
         #expect(objects.last?["title"] as? String == "second")
+        // The command starts as from a shell: the tool's own SIGPIPE ignore is not passed on
+        // (a `while :; do echo; done | head` would never end), nor is SIGINT's or SIGTERM's.
+        let ignored = try String(contentsOfFile: execFile + ".signals", encoding: .utf8).split(separator: "\n")
+            .map { UInt64($0.split(separator: ":").last?.filter { !$0.isWhitespace } ?? "", radix: 16) }
+        #expect(ignored.count == 3)
+        for mask in ignored {
+            #expect(mask.map { $0 & (1 << (UInt64(SIGPIPE) - 1) | 1 << (UInt64(SIGINT) - 1) | 1 << (UInt64(SIGTERM) - 1)) } == 0,
+                    "ignored in the command: \(mask.map { String($0, radix: 16) } ?? "?")")
+        }
         try await Self.radio.get().phone(phone, "leave", timeout: .seconds(30))
     }
 

@@ -1,6 +1,7 @@
 import BluetoothCore
 import Dispatch
 import Glibc
+import HCITransport
 
 /// `--exec CMD`: runs `/bin/sh -c CMD` once per notification with its JSON line on stdin,
 /// one at a time on a queue of its own, so a slow command never holds up the radio.
@@ -47,31 +48,23 @@ final class ExecRunner: Sendable {
     }
 
     /// Spawns the shell with a pipe on its stdin, writes `input`, closes, and reaps it.
+    /// The command starts as from a login shell: no signal blocked or ignored, none of our
+    /// descriptors but stdout and stderr (``ChildProcess``).
     private static func spawn(_ command: String, input: [UInt8]) {
-        var pipes: [Int32] = [0, 0]
-        guard pipe(&pipes) == 0 else { return }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipes[0], 0)
-        posix_spawn_file_actions_addclose(&actions, pipes[1])
-        let arguments = ["/bin/sh", "-c", command]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, &argv, environ)
-        close(pipes[0])
-        if spawned == 0 {
+        guard let pipe = Posix.makePipe() else { return }
+        let pid = try? ChildProcess.spawn(["/bin/sh", "-c", command], stdin: pipe.read)
+        close(pipe.read)
+        if pid != nil {
             var offset = 0
             while offset < input.count {
-                let written = input.withUnsafeBytes { write(pipes[1], $0.baseAddress! + offset, $0.count - offset) }
+                let written = input.withUnsafeBytes { write(pipe.write, $0.baseAddress! + offset, $0.count - offset) }
                 if written < 0, errno == EINTR { continue }
                 if written <= 0 { break }
                 offset += written
             }
         }
-        close(pipes[1])
-        guard spawned == 0 else { return }
+        close(pipe.write)
+        guard let pid else { return }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
     }

@@ -77,7 +77,7 @@ struct ScanToolBenchmark: ParsableCommand {
     /// closes once they are all sent, and the tool's output is read to its end.
     private func measure(_ stream: ReportStream, rate: Int, command: (Int) -> [String]) throws -> Outcome {
         let flood = try FloodController()
-        let child = try ChildProcess(command(flood.port))
+        let child = try ToolChild(command(flood.port))
         let counter = OutputCounter(fd: child.output)
         let done = DispatchSemaphore(value: 0)
         Thread.detach {
@@ -163,32 +163,30 @@ final class OutputCounter: @unchecked Sendable {
 }
 
 /// A tool run as a child process: stdout into a pipe, stderr into a temporary file.
-struct ChildProcess {
+struct ToolChild {
     let pid: pid_t
     let output: Int32
     private let errorPath: String
 
     init(_ arguments: [String]) throws {
-        var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else { throw BenchError("pipe failed") }
-        errorPath = "/tmp/bareble-bench-tool-\(getpid())-\(pipeEnds[0]).err"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
-        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var child: pid_t = 0
-        let status = posix_spawnp(&child, arguments[0], &actions, nil, &argv, environ)
-        Glibc.close(pipeEnds[1])
-        guard status == 0 else {
-            Glibc.close(pipeEnds[0])
-            throw BenchError("cannot run \(arguments[0]): \(String(cString: strerror(status)))")
+        guard let pipe = Posix.makePipe() else { throw BenchError("pipe failed") }
+        errorPath = "/tmp/bareble-bench-tool-\(getpid())-\(pipe.read).err"
+        let errorFile = open(errorPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        defer {
+            Glibc.close(pipe.write)
+            if errorFile >= 0 { Glibc.close(errorFile) }
         }
-        pid = child
-        output = pipeEnds[0]
+        guard errorFile >= 0 else {
+            Glibc.close(pipe.read)
+            throw BenchError("cannot create \(errorPath): \(String(cString: strerror(errno)))")
+        }
+        do {
+            pid = try ChildProcess.spawn(arguments, stdout: pipe.write, stderr: errorFile)
+        } catch {
+            Glibc.close(pipe.read)
+            throw BenchError(error.description)
+        }
+        output = pipe.read
     }
 
     func interrupt() { kill(pid, SIGINT) }

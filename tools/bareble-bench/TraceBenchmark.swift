@@ -72,7 +72,7 @@ struct TraceBenchmark: ParsableCommand {
 
     private func measure(_ arguments: [String]) throws -> Outcome {
         let start = MonotonicClock.nanoseconds()
-        let child = try ChildProcess(arguments)
+        let child = try ToolChild(arguments)
         let size = 1 << 20
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
         defer { buffer.deallocate() }
