@@ -159,14 +159,20 @@ struct FileStamp: Equatable, Sendable {
     private let device: UInt64
     private let inode: UInt64
     private let size: Int64
-    /// Modification and status change times, seconds and nanoseconds.
-    private let times: [Int64]
+    /// Modification and status change times.
+    private let modifiedSeconds: Int64
+    private let modifiedNanoseconds: Int64
+    private let changedSeconds: Int64
+    private let changedNanoseconds: Int64
 
     init(_ status: stat) {
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)
         size = Int64(status.st_size)
-        times = [status.st_mtim, status.st_ctim].flatMap { [Int64($0.tv_sec), Int64($0.tv_nsec)] }
+        modifiedSeconds = Int64(status.st_mtim.tv_sec)
+        modifiedNanoseconds = Int64(status.st_mtim.tv_nsec)
+        changedSeconds = Int64(status.st_ctim.tv_sec)
+        changedNanoseconds = Int64(status.st_ctim.tv_nsec)
     }
 }
 
