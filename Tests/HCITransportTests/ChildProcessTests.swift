@@ -1,6 +1,8 @@
+import Foundation
 import Glibc
 @testable import HCITransport
 import Testing
+import TestSupport
 
 /// What a spawned child (the virtual radio, `bareble-ancs --exec`'s command, the bench's
 /// tool) starts with: what a shell would give it, whatever thread of ours spawned it.
@@ -71,6 +73,26 @@ import Testing
         defer { close(extra) }
         let descriptors = try Self.output(of: ["ls", "/proc/self/fd"]).split(separator: "\n")
         #expect(!descriptors.contains("\(extra)"), "the child holds descriptor \(extra): \(descriptors)")
+    }
+
+    @Test("the tests' Foundation Process, started with runWithSignalsUnblocked, starts its child with no signal blocked")
+    func testProcessesStartUnblocked() throws {
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGTERM)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &blocked, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/grep")
+        process.arguments = ["^SigBlk:", "/proc/self/status"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.runWithSignalsUnblocked()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let mask = UInt64(text.split(separator: ":").last?.filter { !$0.isWhitespace } ?? "", radix: 16)
+        #expect(mask == 0, "\(text)")
     }
 
     @Test("a program that is not there is a thrown error naming it, not a child")

@@ -23,7 +23,7 @@ import TestSupport
             controller.arguments = ["flood-controller", "--reports", String(Self.reports)]
             let controllerOutput = Pipe()
             controller.standardOutput = controllerOutput
-            try controller.run()
+            try controller.runWithSignalsUnblocked()
             var said = Data()
             func line(startingWith prefix: String) -> String? {
                 while true {

@@ -25,7 +25,7 @@ import TestSupport
             let output = Pipe()
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.runWithSignalsUnblocked()
             let data = output.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             return (process.terminationStatus, data)
@@ -62,7 +62,7 @@ import TestSupport
             let output = Pipe(), errors = Pipe()
             process.standardOutput = output
             process.standardError = errors
-            try process.run()
+            try process.runWithSignalsUnblocked()
             // The reader: takes the file header and the first records, then leaves.
             let reader = open(fifo, O_RDONLY | O_CLOEXEC)
             var header = [UInt8](repeating: 0, count: 16)
@@ -98,7 +98,7 @@ import TestSupport
             let output = Pipe()
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.runWithSignalsUnblocked()
             // Wait for the first line: scanning is running.
             var received = Data()
             while !received.contains(UInt8(ascii: "\n")) {

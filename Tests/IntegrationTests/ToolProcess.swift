@@ -68,7 +68,7 @@ final class ToolProcess: @unchecked Sendable {
                 lines.append(Line(arrived: now, object: object, text: text))
             }
         }
-        try process.run()
+        try process.runWithSignalsUnblocked()
         // stderr is collected as it comes, so a test can wait for a prompt on it: by a thread
         // of its own blocking in read, not a second Dispatch readability source (two per
         // process made libdispatch's event loop crash once, in a run of eleven suites).

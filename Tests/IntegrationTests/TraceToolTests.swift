@@ -28,7 +28,7 @@ import TestSupport
             process.standardOutput = output
             process.standardError = errors
             process.standardInput = input == nil ? FileHandle.nullDevice : feed
-            try process.run()
+            try process.runWithSignalsUnblocked()
             if let input {
                 // A thread of its own: a capture larger than the pipe would block against
                 // our own reading of stdout.

@@ -68,7 +68,9 @@ enum KernelAdapterCases {
             stdin = KernelGuest.jobDirectory + "/tool-\(getpid())-\(serial)-in.txt"
             try input.write(toFile: stdin, atomically: true, encoding: .utf8)
         }
-        // [read, write] of the tool's stdin and of its stdout, close-on-exec in this process.
+        // [read, write] of the tool's stdin and of its stdout. ChildProcess hands the child
+        // its ends as 0 and 1 and closes every other descriptor in it, so tools started
+        // meanwhile never hold these (the reader would never see the end).
         var inputPipe: [Int32] = [-1, -1]
         var outputPipe: [Int32] = [-1, -1]
         if interactive {
@@ -77,33 +79,21 @@ enum KernelAdapterCases {
                 inputPipe.forEach { Glibc.close($0) }
                 throw KernelCaseFailure("pipe: errno \(errno)")
             }
-            // Other tools started meanwhile must not hold them (the reader would never see
-            // the end); dup2 gives the child its own copies without the flag.
-            (inputPipe + outputPipe).forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        if interactive {
-            posix_spawn_file_actions_adddup2(&actions, inputPipe[0], 0)
-            posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
-        } else {
-            posix_spawn_file_actions_addopen(&actions, 0, stdin, O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let childIn = interactive ? inputPipe[0] : open(stdin, O_RDONLY | O_CLOEXEC)
+        let childOut = interactive ? outputPipe[1] : open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let childErrors = open(errors, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let spawned = Result { () throws(ChildProcess.Failure) in
+            try ChildProcess.spawn([executable] + arguments, stdin: childIn, stdout: childOut, stderr: childErrors)
         }
-        posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        if interactive {
-            // The child's ends are its own now.
-            Glibc.close(inputPipe[0])
-            Glibc.close(outputPipe[1])
-        }
-        guard spawned == 0 else {
+        // The child's ends are its own now.
+        [childIn, childOut, childErrors].filter { $0 >= 0 }.forEach { Glibc.close($0) }
+        let pid: pid_t
+        switch spawned {
+        case .success(let child): pid = child
+        case .failure(let failure):
             if interactive { [inputPipe[1], outputPipe[0]].forEach { Glibc.close($0) } }
-            throw KernelCaseFailure("cannot run \(executable): errno \(spawned)")
+            throw KernelCaseFailure(failure.description)
         }
         let lines = interactive ? GuestToolLines(reading: outputPipe[0]) : nil
         return GuestTool(pid: pid, output: output, errors: errors, input: interactive ? inputPipe[1] : nil, lines: lines)
