@@ -38,6 +38,19 @@ public struct StoredBonds: Sendable, Hashable {
 public enum BondFileFormat {
     public static let formatName = "bareble-bonds"
     public static let version = 1
+    /// The sizes a Long Term Key may have (Core Vol 3 Part H 3.5.1); the reader refuses
+    /// others, so the store never writes them.
+    static let longTermKeySizes: ClosedRange<UInt8> = 7...16
+
+    /// Why the reader would refuse `bond`, if it would.
+    static func unwritable(_ bond: Bond) -> BondStoreError? {
+        for (whose, key) in [("the peer's", bond.peerKeys.longTermKey), ("our", bond.localKeys.longTermKey)] {
+            if let key, !longTermKeySizes.contains(key.keySize) {
+                return .invalidBond(peer: bond.peer, reason: "\(whose) Long Term Key is \(key.keySize) octets")
+            }
+        }
+        return nil
+    }
 
     // MARK: Encoding
 
@@ -203,7 +216,7 @@ public enum BondFileFormat {
                 let ltk = try object(keys, "ltk", at: at)
                 let ltkAt = "\(at).ltk"
                 let keySize: UInt8 = try integer(ltk, "key_size", at: ltkAt)
-                guard (7...16).contains(keySize) else { throw fail("\(ltkAt).key_size", "\(keySize) is outside 7...16") }
+                guard longTermKeySizes.contains(keySize) else { throw fail("\(ltkAt).key_size", "\(keySize) is outside 7...16") }
                 let randText = try string(ltk, "rand", at: ltkAt)
                 guard randText.count == 16, let bytes = Hex.bytes(randText), bytes.count == 8 else {
                     throw fail("\(ltkAt).rand", "not 16 hex digits")

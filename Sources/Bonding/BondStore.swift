@@ -230,8 +230,9 @@ public final class BondStore: Sendable {
     static func write(_ stored: StoredBonds, directory: String) throws(BondStoreError) -> FileStamp? {
         let name = fileName(for: stored.local.address)
         let path = directory + "/" + name
-        let bytes = BondFileFormat.encode(stored)
         // What the reader would refuse is not written: the file as it was stays readable.
+        if let invalid = stored.bonds.lazy.compactMap(BondFileFormat.unwritable).first { throw invalid }
+        let bytes = BondFileFormat.encode(stored)
         guard bytes.count <= AtomicFile.maximumSize else {
             throw .tooLarge(path: path, bytes: bytes.count, bonds: stored.bonds.count)
         }

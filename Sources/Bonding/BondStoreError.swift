@@ -25,6 +25,8 @@ public enum BondStoreError: Error, Sendable, Equatable, CustomStringConvertible 
     case strongerBondKept(peer: DeviceAddress, shortfall: String)
     /// Another process held the bond directory's lock for all of `after`.
     case lockTimedOut(directory: String, after: Duration)
+    /// A bond the file could not read back (`reason`: which field); nothing was written.
+    case invalidBond(peer: DeviceAddress, reason: String)
 
     public var description: String {
         switch self {
@@ -51,6 +53,9 @@ public enum BondStoreError: Error, Sendable, Equatable, CustomStringConvertible 
             return "the pairing's keys were not stored: \(peer) already has a bond with stronger keys, which was kept "
                 + "(this pairing: \(shortfall)). If that is really the same device, remove its bond "
                 + "(bareble-central bonds remove \(peer.address)) and pair again."
+        case let .invalidBond(peer, reason):
+            return "the bond of \(peer) was not stored: \(reason); the bond file was left as it was. "
+                + "The Bond was built wrong by the program saving it: a Long Term Key has 7 ... 16 octets."
         case let .lockTimedOut(directory, after):
             return "another process has held the lock of the bond directory \(directory) for \(after): nothing was "
                 + "read or written. A BareBLE tool stopped with Ctrl-Z (resume it with fg), or one stuck writing to a "

@@ -213,6 +213,37 @@ import TestSupport
         #expect(other.bond(for: F.bond(4).peer) == F.bond(4))
     }
 
+    /// A bond whose Long Term Key has a size the reader refuses (outside 7 ... 16 octets,
+    /// Core Vol 3 Part H 3.5.1; a `Bond` built by an application) is not written: the file
+    /// would no longer read, and every other bond of the identity would be locked out at the
+    /// next start.
+    @Test(arguments: [UInt8(0), 6, 17, 255])
+    func aKeySizeTheReaderRefusesIsNotWritten(_ keySize: UInt8) throws {
+        let store = try BondStore(directory: F.directory("keySize\(keySize)"), identity: .public(F.localPublic))
+        try store.save(F.bond(1))
+        let before = try F.bytes(store.path)
+        for local in [false, true] {
+            var bad = F.bond(2)
+            if local { bad.localKeys.longTermKey?.keySize = keySize } else { bad.peerKeys.longTermKey?.keySize = keySize }
+            // do/catch, not `#expect(throws:)`: see aSetTooLargeToReadBackIsNotWritten (here
+            // the macro's form crashed in Swift Testing's will-throw hook, 3 runs of 3).
+            var thrown: BondStoreError?
+            do throws(BondStoreError) {
+                try store.save(bad)
+            } catch {
+                thrown = error
+            }
+            guard case let .invalidBond(peer, reason)? = thrown else {
+                Issue.record("expected invalidBond, got \(String(describing: thrown))")
+                continue
+            }
+            #expect(peer == bad.peer && reason.contains("\(keySize)"))
+            #expect(thrown?.description.contains("7 ... 16") == true)
+        }
+        #expect(try F.bytes(store.path) == before)
+        #expect(try BondStore(directory: store.directory, identity: .public(F.localPublic)).bonds == [F.bond(1)])
+    }
+
     /// A set of bonds the reader would refuse (over `AtomicFile.maximumSize`) is not
     /// written: the store would otherwise lock every bond out at the next start.
     @Test func aSetTooLargeToReadBackIsNotWritten() async throws {
