@@ -87,13 +87,16 @@ final class EventReader<Event: Sendable>: @unchecked Sendable {
 
     init(_ stream: AsyncStream<Event>) { iterator = stream.makeAsyncIterator() }
 
-    /// The next event `matching` returns a value for (others are skipped), within `timeout`.
+    /// The next event `matching` returns a value for (others are skipped, and named in the
+    /// failure when none came), within `timeout`.
     func next<T: Sendable>(_ what: String, timeout: Duration = .seconds(45), _ matching: @escaping @Sendable (Event) -> T?) async throws -> T {
         let box = IteratorBox(iterator)
+        let skipped = Lock<[String]>([])
         let found: T? = try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
                 while let event = await box.next() {
                     if let value = matching(event) { return value }
+                    skipped.withLock { $0.append(String(describing: event)) }
                 }
                 return nil
             }
@@ -106,7 +109,10 @@ final class EventReader<Event: Sendable>: @unchecked Sendable {
             return first
         }
         iterator = box.iterator
-        guard let found else { throw PeripheralRadio.NoEvent(description: "no \(what) within \(timeout)") }
+        guard let found else {
+            let others = skipped.withLock { $0 }
+            throw PeripheralRadio.NoEvent(description: "no \(what) within \(timeout)" + (others.isEmpty ? "" : "; skipped meanwhile: \(others.suffix(12))"))
+        }
         return found
     }
 
