@@ -143,6 +143,18 @@ class ScannerMixin:
             self.send_hci_packet(hci.HCI_LE_Extended_Advertising_Report_Event([report]))
 
     # -- initiating ----------------------------------------------------------------
+    def still_advertising(self, address: hci.Address) -> bool:
+        """Whether a controller on the link still advertises connectably from `address`.
+        On air a CONNECT_IND follows its ADV_IND by 150 us; here the advertiser's next
+        PDU can be queued before it has taken the CONNECT_IND of the event before, and
+        an initiator answering that PDU once the advertiser stopped would report a link
+        the advertiser never made."""
+        return any(
+            (advertiser := controller.advertiser_for(address)) is not None and advertiser.connectable
+            for controller in self.link.controllers
+            if hasattr(controller, 'advertiser_for')
+        )
+
     def maybe_connect(self, pdu: RadioAdvertisement) -> None:
         pending = self.pending_le_connection
         if pending is None or not pdu.connectable:
@@ -157,6 +169,8 @@ class ScannerMixin:
             return
         if pdu.claimed:
             return  # another initiator answered this advertising event (gap 10)
+        if not self.still_advertising(pdu.advertiser_address):
+            return  # an event from before the advertiser accepted another link (gap 10)
         pdu.claimed = True
         self.create_le_connection(pdu.advertiser_address)
         self.on_event(event='connected', role='central', address=str(pdu.advertiser_address))

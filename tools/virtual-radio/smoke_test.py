@@ -259,7 +259,44 @@ def heard_by_scanner(two: H4Host, find_event) -> None:
     check(two.complete(0x203D) == b'\x00', 'LE Clear Advertising Sets')
 
 
+async def stale_advertising_pdu() -> tuple[int, int]:
+    """README gap 10, in process: two initiators wait to connect to one advertiser; the
+    first answers its advertising event, and the advertiser's next PDU goes out in the
+    same turn of the loop, before it has taken that CONNECT_IND (as its timer can under
+    load). Returns (links the initiators report, links the advertiser accepted)."""
+    from bumble import hci
+    from radio_air import RadioLink
+    from radio_controller import RadioController
+
+    class Sink:
+        def on_packet(self, packet) -> None:
+            pass
+
+    link = RadioLink()
+    advertiser = RadioController('advertiser', link=link, public_address='F0:0D:00:00:0A:00')
+    initiators = [RadioController(f'initiator{n}', link=link, public_address=f'F0:0D:00:00:0A:0{n}') for n in (1, 2)]
+    for controller in [advertiser, *initiators]:
+        controller.host = Sink()
+    advertising = advertiser.le_legacy_advertiser
+    advertising.advertising_type = 0  # ADV_IND, from the public address
+    advertising.enabled = True  # no timer: the check sends each PDU itself
+    for initiator in initiators:
+        initiator.pending_le_connection = hci.HCI_LE_Create_Connection_Command(
+            le_scan_interval=16, le_scan_window=16, initiator_filter_policy=0,
+            peer_address_type=0, peer_address=advertiser.public_address, own_address_type=0,
+            connection_interval_min=24, connection_interval_max=40, max_latency=0,
+            supervision_timeout=72, min_ce_length=0, max_ce_length=0)
+    advertising.send_advertising_data()
+    asyncio.get_running_loop().call_soon(advertising.send_advertising_data)
+    for _ in range(6):
+        await asyncio.sleep(0)
+    return sum(len(initiator.le_connections) for initiator in initiators), len(advertiser.le_connections)
+
+
 def main() -> None:
+    reported, accepted = asyncio.run(stale_advertising_pdu())
+    check((reported, accepted) == (1, 1),
+          f'an advertising PDU from before the advertiser took a CONNECT_IND is not answered ({reported} initiator links, {accepted} accepted)')
     snoop_dir = tempfile.mkdtemp(prefix='radio-snoop-')
     radio = subprocess.Popen(
         [sys.executable, os.path.join(HERE, 'bareble_radio.py'), '--tcp', '--pty', '--peripheral',
