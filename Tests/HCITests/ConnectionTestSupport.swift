@@ -22,9 +22,11 @@ final class ConnectionBench: Sendable {
     static let peer = DeviceAddress(BluetoothAddress(0xC44B_4D00_0001), type: .random)
     static let otherPeer = DeviceAddress(BluetoothAddress(0xC44B_4D00_0003), type: .random)
 
-    /// `extended`: the chip lists LE Extended Create Connection. `cancelTimeout` is long by
-    /// default so that a loaded machine cannot turn a scripted answer into a lost cancel.
-    static func start(extended: Bool = true, features: LEFeatures? = nil, cancelTimeout: Duration = .seconds(10), extraCommands: [any HCICommand.Type] = [], logs: LogCapture? = nil) async throws -> ConnectionBench {
+    /// `extended`: the chip lists LE Extended Create Connection. `cancelTimeout` is
+    /// ``unhurried`` by default so that a loaded machine cannot turn a scripted answer into a
+    /// lost cancel (10 s was not enough: under AddressSanitizer in CI the test that answers
+    /// a cancel took 47 s to get there).
+    static func start(extended: Bool = true, features: LEFeatures? = nil, cancelTimeout: Duration = unhurried, extraCommands: [any HCICommand.Type] = [], logs: LogCapture? = nil) async throws -> ConnectionBench {
         var chip = FakeChip()
         chip.supported += [
             LECreateConnection.self, LECreateConnectionCancel.self, LEConnectionUpdate.self,
