@@ -225,8 +225,7 @@ import TestSupport
         for local in [false, true] {
             var bad = F.bond(2)
             if local { bad.localKeys.longTermKey?.keySize = keySize } else { bad.peerKeys.longTermKey?.keySize = keySize }
-            // do/catch, not `#expect(throws:)`: see aSetTooLargeToReadBackIsNotWritten (here
-            // the macro's form crashed in Swift Testing's will-throw hook, 3 runs of 3).
+            // do/catch, so that the case and its peer and reason can be checked.
             var thrown: BondStoreError?
             do throws(BondStoreError) {
                 try store.save(bad)

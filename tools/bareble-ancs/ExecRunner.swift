@@ -48,7 +48,7 @@ final class ExecRunner: Sendable {
     }
 
     /// Spawns the shell with a pipe on its stdin, writes `input`, closes, and reaps it.
-    /// The command starts as from a login shell: no signal blocked or ignored, none of our
+    /// The command starts as from a shell: no signal blocked or ignored, none of our
     /// descriptors but stdout and stderr (``ChildProcess``).
     private static func spawn(_ command: String, input: [UInt8]) {
         guard let pipe = Posix.makePipe() else { return }

@@ -1,5 +1,4 @@
 import Foundation
-import HCITransport
 import Testing
 import TestSupport
 
@@ -92,32 +91,29 @@ actor KernelLaneRun {
         try? FileManager.default.removeItem(atPath: job)
         try FileManager.default.createDirectory(atPath: job, withIntermediateDirectories: true)
         let logPath = job + "/lane.log"
-        let log = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
-        defer {
-            close(log)
-            close(null)
-        }
-        guard log >= 0, null >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: logPath]) }
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        defer { try? log.close() }
 
-        // The guest runs this very test binary. ChildProcess, not Process: QEMU must be
-        // able to receive the SIGTERM the lane stops it with, and Process would pass on
-        // this thread's mask, which blocks it.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: repository + "/tools/kernel-lane/lane.sh")
+        process.arguments = ["--job-dir", job, "--tests"]
         var environment = ProcessInfo.processInfo.environment
+        // The guest runs this very test binary.
         environment["BAREBLE_TEST_BUNDLE"] = KernelGuest.testBundlePath()
+        process.environment = environment
+        process.standardOutput = log
+        process.standardError = log
+        process.standardInput = FileHandle.nullDevice
         let started = Date()
-        let pid = try ChildProcess.spawn(
-            [repository + "/tools/kernel-lane/lane.sh", "--job-dir", job, "--tests"],
-            environment: environment.map { "\($0.key)=\($0.value)" },
-            stdin: null, stdout: log, stderr: log)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        // With no signal blocked: QEMU must receive the SIGTERM the lane stops it with.
+        try process.runWithSignalsUnblocked()
+        process.waitUntilExit()
         let wall = Date().timeIntervalSince(started)
 
         let output = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         let tail = output.split(separator: "\n", omittingEmptySubsequences: false).suffix(40).joined(separator: "\n")
-        // An exit code, or 128 + the signal that ended the script.
-        let code = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + status & 0x7F
+        let code = process.terminationStatus
         let outcome: Outcome = switch code {
         case exitNoGuest: .noGuest
         case exitTimedOut: .timedOut
