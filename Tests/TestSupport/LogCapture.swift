@@ -1,3 +1,4 @@
+import Foundation
 import InMemoryLogging
 import Logging
 
@@ -6,7 +7,19 @@ import Logging
 /// Touched by the scripted transport and bearer before the layers above make their
 /// loggers; tests that check log lines hand in a ``LogCapture``'s logger instead.
 public enum TestLogging {
-    public static let quiet: Void = LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }
+    /// `BAREBLE_TEST_LOG=trace|debug|info|warning` logs at that level on stderr instead, to
+    /// see what the stack did in a failing integration test.
+    public static let quiet: Void = {
+        if let name = ProcessInfo.processInfo.environment["BAREBLE_TEST_LOG"], let level = Logger.Level(rawValue: name) {
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+        } else {
+            LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }
+        }
+    }()
 }
 
 /// Records what a layer logs, for tests that check which lines an event produces. Each test

@@ -42,7 +42,10 @@ REQUEST_TIMEOUT = 25.0  # below BareBLE's 30 s ATT timeout
 SECURITY_TIMEOUT = 90.0  # passkey entry waits for a control line; CI loads the pool
 INDICATION_TIMEOUT = 5.0
 RECONNECT_TIMEOUT = 60.0
-BURST_YIELD_EVERY = 256  # sends between yields to the event loop during a burst
+# A phone's buffers are finite: a burst waits while this many of its ACL packets wait for
+# the controller, so an answer (a Control Point's Write Response) never queues behind a
+# whole burst and outlasts the consumer's 30 s ATT timeout on a slow (loaded) radio.
+BURST_AHEAD = 32
 MAX_BURST = 100_000
 
 ANCS_SERVICE = gatt.GATT_ANCS_SERVICE
@@ -435,6 +438,26 @@ class EmulatedIPhone(GattPeer):
         pdu = struct.pack('<BH', HANDLE_VALUE_NOTIFICATION, characteristic.handle) + value
         self.device.gatt_server.send_gatt_pdu(connection, pdu)
 
+    async def room_to_send(self) -> None:
+        """Returns once at most BURST_AHEAD of the phone's ACL packets wait for the controller
+        (at once when fewer do, or when the link is gone)."""
+        host = self.device.host
+        queue = host.le_acl_packet_queue or host.acl_packet_queue
+        while queue is not None and queue.pending > BURST_AHEAD and self.connection is not None:
+            flowed = asyncio.get_running_loop().create_future()
+
+            def on_flow() -> None:
+                if not flowed.done():
+                    flowed.set_result(None)
+
+            queue.on('flow', on_flow)
+            try:
+                await asyncio.wait_for(flowed, 1.0)  # a link that drops completes nothing
+            except asyncio.TimeoutError:
+                pass
+            finally:
+                queue.remove_listener('flow', on_flow)
+
     def source(self, kind: int, notification, pre_existing: bool = False, log: bool = True) -> bool:
         connection = self.connection
         sent = self.subscribed(connection, self.notification_source)
@@ -612,8 +635,7 @@ class EmulatedIPhone(GattPeer):
             first = notification.uid if first is None else first
             last = notification.uid
             sent += self.source(ancs.ADDED, notification, log=False)
-            if i % BURST_YIELD_EVERY == BURST_YIELD_EVERY - 1:
-                await asyncio.sleep(0)
+            await self.room_to_send()
         self.log(event='ancs-burst', peer=self.name, count=count, first=first, last=last, sent=sent)
         return dict(count=count, first=first, last=last, sent=sent)
 
