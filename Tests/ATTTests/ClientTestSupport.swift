@@ -5,7 +5,7 @@ import TestSupport
 /// A client on a scripted bearer, with a short transaction timeout so a silent peer is
 /// noticed quickly (the outcome is asserted, never the time taken).
 func makeClient(
-    _ script: [ScriptedBearer.Step], mtu: UInt16 = 23, timeout: Duration = ATTConstants.transactionTimeout,
+    _ script: [ScriptedBearer.Step], mtu: UInt16 = 23, timeout: Duration = unhurried,
     serverPDUHandler: (@Sendable (ATTPDU) -> Void)? = nil, logs: LogCapture? = nil
 ) -> (ATTClient, ScriptedBearer) {
     let bearer = ScriptedBearer(script, mtu: mtu)

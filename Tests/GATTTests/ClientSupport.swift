@@ -13,7 +13,7 @@ import TestSupport
 let heldStepTimeout: Duration = .seconds(600)
 
 func makeGATT(
-    _ script: [ScriptedBearer.Step], mtu: UInt16 = 23, timeout: Duration = ATTConstants.transactionTimeout,
+    _ script: [ScriptedBearer.Step], mtu: UInt16 = 23, timeout: Duration = unhurried,
     unscripted: Set<ATTOpcode> = []
 ) -> (GATTClient, ScriptedBearer) {
     let bearer = ScriptedBearer(script, mtu: mtu, unscripted: unscripted)

@@ -118,7 +118,7 @@ import TestSupport
         bench.script(LECreateConnectionCancel.opcode) { _ in
             [bench.chip.complete(LECreateConnectionCancel.opcode, []), ConnectionBench.event(ConnectionBench.legacyComplete(.unknownConnectionIdentifier))]
         }
-        let attempt = Task { try await bench.connector.connect(to: ConnectionBench.peer, timeout: ConnectionBench.unhurried) }
+        let attempt = Task { try await bench.connector.connect(to: ConnectionBench.peer, timeout: unhurried) }
         try await waitUntil { bench.sentOpcodes() == [LEExtendedCreateConnection.opcode] }
         attempt.cancel()
         await #expect(throws: ConnectionError.cancelled(ConnectionBench.peer)) { try await attempt.value }
@@ -154,9 +154,9 @@ import TestSupport
 
     @Test func aSecondConnectQueuesBehindTheFirst() async throws {
         let bench = try await ConnectionBench.start()
-        let first = Task { try await bench.connector.connect(to: ConnectionBench.peer, timeout: ConnectionBench.unhurried) }
+        let first = Task { try await bench.connector.connect(to: ConnectionBench.peer, timeout: unhurried) }
         try await waitUntil { bench.sentOpcodes().count == 1 }
-        let second = Task { try await bench.connector.connect(to: ConnectionBench.otherPeer, timeout: ConnectionBench.unhurried) }
+        let second = Task { try await bench.connector.connect(to: ConnectionBench.otherPeer, timeout: unhurried) }
         try await Task.sleep(for: .milliseconds(30))
         #expect(bench.sentOpcodes() == [LEExtendedCreateConnection.opcode])
         bench.inject(ConnectionBench.enhancedComplete(handle: 0x0040))
@@ -171,7 +171,7 @@ import TestSupport
 
     @Test func aQueuedConnectTimesOutWithoutSendingAnything() async throws {
         let bench = try await ConnectionBench.start()
-        let first = Task { try await bench.connector.connect(to: ConnectionBench.peer, timeout: ConnectionBench.unhurried) }
+        let first = Task { try await bench.connector.connect(to: ConnectionBench.peer, timeout: unhurried) }
         try await waitUntil { bench.sentOpcodes().count == 1 }
         await #expect(throws: ConnectionError.timedOut(ConnectionBench.otherPeer, after: .milliseconds(50))) {
             try await bench.connector.connect(to: ConnectionBench.otherPeer, timeout: .milliseconds(50))
@@ -216,7 +216,7 @@ import TestSupport
     @Test func aHardwareErrorEndsTheAttemptAndEveryConnection() async throws {
         let bench = try await ConnectionBench.start()
         let connection = try await bench.connected()
-        let attempt = Task { try await bench.connector.connect(to: ConnectionBench.otherPeer, timeout: ConnectionBench.unhurried) }
+        let attempt = Task { try await bench.connector.connect(to: ConnectionBench.otherPeer, timeout: unhurried) }
         try await waitUntil { bench.sentOpcodes().count == 2 }
         bench.inject(.hardwareError(.init(hardwareCode: 0x42)))
         await #expect(throws: ConnectionError.controller(.hardwareError(code: 0x42))) { try await attempt.value }

@@ -41,8 +41,8 @@ import TestSupport
     @Test func aRemoteDisconnectFailsEveryPendingOperationWithTheReason() async throws {
         let bench = try await ConnectionBench.start()
         let connection = try await bench.connected()
-        let update = Task { try await connection.updateParameters(.init(connectionIntervalMin: 6, connectionIntervalMax: 12, maxLatency: 0, supervisionTimeout: 200), timeout: ConnectionBench.unhurried) }
-        let features = Task { try await connection.readRemoteFeatures(timeout: ConnectionBench.unhurried) }
+        let update = Task { try await connection.updateParameters(.init(connectionIntervalMin: 6, connectionIntervalMax: 12, maxLatency: 0, supervisionTimeout: 200), timeout: unhurried) }
+        let features = Task { try await connection.readRemoteFeatures(timeout: unhurried) }
         let ended = Task { try await connection.disconnection() }
         try await waitUntil { bench.sentOpcodes().count == 3 }
         bench.inject(ConnectionBench.disconnection(reason: .remoteUserTerminatedConnection))
@@ -59,8 +59,8 @@ import TestSupport
         let bench = try await ConnectionBench.start()
         let first = try await bench.connected(handle: 0x0040)
         let second = try await bench.connected(handle: 0x0041, peer: ConnectionBench.otherPeer)
-        let firstRead = Task { try await first.readRemoteFeatures(timeout: ConnectionBench.unhurried) }
-        let secondRead = Task { try await second.readRemoteFeatures(timeout: ConnectionBench.unhurried) }
+        let firstRead = Task { try await first.readRemoteFeatures(timeout: unhurried) }
+        let secondRead = Task { try await second.readRemoteFeatures(timeout: unhurried) }
         try await waitUntil { bench.sentOpcodes().filter { $0 == LEReadRemoteFeatures.opcode }.count == 2 }
         bench.inject(ConnectionBench.disconnection(handle: 0x0040, reason: .connectionTimeout))
         await #expect(throws: ConnectionError.disconnected(reason: .connectionTimeout)) { try await firstRead.value }
@@ -116,7 +116,7 @@ import TestSupport
         await #expect(throws: ConnectionError.procedureTimedOut("LE Read Remote Features", after: .milliseconds(50))) {
             try await connection.readRemoteFeatures(timeout: .milliseconds(50))
         }
-        let reading = Task { try await connection.readRemoteFeatures(timeout: ConnectionBench.unhurried) }
+        let reading = Task { try await connection.readRemoteFeatures(timeout: unhurried) }
         try await waitUntil { bench.sentOpcodes().filter { $0 == LEReadRemoteFeatures.opcode }.count == 2 }
         reading.cancel()
         await #expect(throws: ConnectionError.procedureCancelled("LE Read Remote Features")) { try await reading.value }

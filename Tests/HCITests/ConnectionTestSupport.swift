@@ -102,11 +102,6 @@ final class ConnectionBench: Sendable {
 
     static func event(_ event: HCIEvent) -> HCIPacket { HCIPacket(.event, event.encode()) }
 
-    /// The deadline for a procedure a test starts but is not about: far past any wait the
-    /// test itself makes, so a machine slowed by a sanitizer and hundreds of parallel tests
-    /// cannot end the procedure before the test answers it.
-    static let unhurried: Duration = .seconds(600)
-
     static let timing = ConnectionTiming(connectionInterval: 40, peripheralLatency: 0, supervisionTimeout: 400)
 
     static func legacyComplete(_ status: HCIErrorCode = .success, handle: UInt16 = 0x0040, role: ConnectionRole = .central, peer: DeviceAddress = peer) -> HCIEvent {

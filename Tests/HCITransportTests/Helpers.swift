@@ -51,8 +51,8 @@ extension HCIPacket {
 
 func stream(_ packets: [HCIPacket]) -> [UInt8] { packets.flatMap(\.h4Bytes) }
 
-/// A scratch path under /tmp unique to this process.
-func temporaryPath(_ name: String) -> String { "/tmp/bareble-test-\(getpid())-\(name)" }
+/// A scratch path unique to this process, the same for the same name.
+func temporaryPath(_ name: String) -> String { TestScratch.root + "/" + name }
 
 /// Runs a shell command; returns (exit status, its stdout).
 func shell(_ command: String) -> (status: Int32, output: String) {

@@ -94,7 +94,7 @@ import TestSupport
 
     @Test func extendedNonConnectableWithLongDataAndACleanCapture() async throws {
         let harness = try Self.harness.get()
-        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-advertising-\(getpid()).btsnoop").path
+        let capture = TestScratch.root + "/advertising.btsnoop"
         let connection = try await connect(harness, capture: capture)
         // 300 bytes as AD structures: two LE Set Extended Advertising Data fragments, and
         // more than one extended report at the scanner. The first structure fills the first

@@ -12,8 +12,7 @@ import TestSupport
     static let peerB = DeviceAddress(BluetoothAddress("00:1B:DC:00:00:02")!, type: .public)
 
     func makeStore() throws -> (directory: String, store: BondStore) {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("bareble-bondstool-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/bonds").path
+        let directory = TestScratch.path("bondstool") + "/bonds"
         let store = try BondStore(directory: directory, identity: .public(BluetoothAddress("F0:0D:00:00:00:01")!))
         try store.save(Bond(
             peer: Self.peerA,

@@ -45,7 +45,7 @@ import TestSupport
 
     @Test func infoAsJSONWithACapture() async throws {
         let harness = try Self.harness.get()
-        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-info-\(getpid()).btsnoop").path
+        let capture = TestScratch.root + "/info.btsnoop"
         let result = try await run(["info", "--transport", "tcp:127.0.0.1:\(harness.radio.tcpPort)", "--json", "--btsnoop", capture])
         #expect(result.status == 0, "\(result.errors)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
@@ -129,6 +129,6 @@ import TestSupport
 /// A state directory (XDG_STATE_HOME) for one run of a tool.
 enum ToolState {
     static func freshDirectory() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("bareble-tests-\(getpid())-\(UInt32.random(in: 0...UInt32.max))-state").path
+        TestScratch.path("state")
     }
 }

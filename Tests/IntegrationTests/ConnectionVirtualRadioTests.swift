@@ -29,7 +29,7 @@ import TestSupport
 
     @Test func connectReadFeaturesUpdateAndDisconnectWithACleanCapture() async throws {
         let harness = try Self.harness.get()
-        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-connection-\(getpid()).btsnoop").path
+        let capture = TestScratch.root + "/connection.btsnoop"
         let stack = try await open(harness, capture: capture)
         #expect(stack.info.supports(LEExtendedCreateConnection.self))
         let connection = try await stack.connector.connect(to: Self.peripheral, timeout: .seconds(5))

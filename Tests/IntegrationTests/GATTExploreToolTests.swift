@@ -164,7 +164,7 @@ import TestSupport
     /// peer) and read again: the value arrives.
     @Test func readingTheEncryptedCharacteristicPairsAndReads() async throws {
         let harness = try Self.harness.get()
-        let bonds = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-explore-bonds-\(getpid())").path
+        let bonds = TestScratch.root + "/explore-bonds"
         defer { try? FileManager.default.removeItem(atPath: bonds) }
         let result = try await RadioPeripheral.central(
             ["read", RadioPeripheral.address, RadioPeripheral.encrypted, "--bond-dir", bonds] + RadioPeripheral.transport(harness))

@@ -123,7 +123,7 @@ import TestSupport
     /// first read, and that read needs no pairing.
     @Test func theEncryptedCharacteristicPairsOnceAndTheBondEncryptsTheReconnect() async throws {
         let harness = try Self.harness.get()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-facade-bonds-\(getpid())").path
+        let directory = TestScratch.root + "/facade-bonds"
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // The store's identity is this controller's address, learnt once it is on.
         let central = try await openCentral(harness)

@@ -29,6 +29,6 @@ enum RadioPeripheral {
     }
 
     static func temporaryPath(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("bareble-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        TestScratch.path(name)
     }
 }

@@ -196,7 +196,7 @@ final class RadioUser: PairingDelegate {
     /// directory, read back from the file by a second store, and compared with what the
     /// pairing produced and with the keys Bumble reports (ours it received, the LTKs).
     func checkStoredBond(_ keys: PairingKeys, bumble: [String: Any], test: PairingCase, radioPeer: String, stack: Stack) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-matrix-bonds-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        let directory = TestScratch.path("matrix-bonds")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let identity = BondStore.Identity.public(stack.info.address)
         let produced = keys.bond(createdAt: 1_763_800_000)

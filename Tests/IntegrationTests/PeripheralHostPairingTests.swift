@@ -16,7 +16,7 @@ import TestSupport
     static let justWorks = "io=no-input-no-output sc=1 mitm=0 bonding=1"
 
     static func bondDirectory() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("bareble-peripheral-bonds-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        TestScratch.path("peripheral-bonds")
     }
 
     /// A Central on a fresh exposed controller whose bonds go to a new store under our

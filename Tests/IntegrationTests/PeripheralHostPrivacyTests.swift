@@ -17,7 +17,7 @@ import TestSupport
         let central = try await PeripheralRadio.open()
         defer { central.close() }
         let controllerAddress = try #require(central.controller.info?.address)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-peripheral-privacy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        let directory = TestScratch.path("peripheral-privacy")
         let bonds = try BondStore(directory: directory, identity: .public(controllerAddress))
         central.security = SecurityPolicy(bonds: bonds, privacy: true)
         let host = try PeripheralHost(central: central, options: try PeripheralRadio.options(name: "BareBLE-Private"))

@@ -19,7 +19,7 @@ import TestSupport
     static let strangerIRK = SMPValue128(hex: "00112233 44556677 8899aabb ccddeeff")!
 
     static func temporaryDirectory() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("bareble-privacy-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        TestScratch.path("privacy")
     }
 
     func powerOn(_ harness: RadioHarness) async throws -> HCIController {

@@ -50,7 +50,7 @@ import TestSupport
     /// raised SIGPIPE and the tool died (status 141), leaving the controller scanning.
     @Test func aCaptureFIFOWhoseReaderLeavesDoesNotEndTheScan() async throws {
         let harness = try Self.harness.get()
-        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-scan-left-\(getpid()).fifo").path
+        let fifo = TestScratch.root + "/scan-left.fifo"
         unlink(fifo)
         try #require(mkfifo(fifo, 0o600) == 0)
         defer { unlink(fifo) }
@@ -128,7 +128,7 @@ import TestSupport
     /// disabling scanning first. Before, the next line's write raised SIGPIPE and the tool
     /// died with the controller still scanning.
     @Test func aClosedStdoutStopsTheScanLikeCtrlC() async throws {
-        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-scan-epipe-\(getpid()).btsnoop").path
+        let capture = TestScratch.root + "/scan-epipe.btsnoop"
         let run = try await scanUntilFirstLine(["--duplicates", "all"], capture: capture, stop: .closeStdout)
         #expect(run.exited && run.status == 0, "exited \(run.exited), status \(run.status)")
         let enables = try scanEnables(in: capture)
@@ -137,7 +137,7 @@ import TestSupport
     }
 
     @Test func ctrlCDisablesScanningAndExitsCleanly() async throws {
-        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-scan-sigint-\(getpid()).btsnoop").path
+        let capture = TestScratch.root + "/scan-sigint.btsnoop"
         let run = try await scanUntilFirstLine(["--address", "C4:4B:4D:00:00:02"], capture: capture, stop: .interrupt)
         #expect(run.exited)
         #expect(run.status == 0)

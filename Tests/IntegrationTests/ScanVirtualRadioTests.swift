@@ -141,7 +141,7 @@ typealias Scanner = HCI.Scanner
 
     @Test func scanningStopsWhenTheLastConsumerLeaves() async throws {
         let harness = try Self.harness.get()
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("bareble-scan-stop-\(getpid()).btsnoop").path
+        let path = TestScratch.root + "/scan-stop.btsnoop"
         let base = try TransportSpec(parsing: "tcp:127.0.0.1:\(harness.radio.tcpPort)").open()
         let controller = HCIController(transport: CapturingTransport(base, writer: try BTSnoopWriter(path: path, datalink: .h4)))
         try controller.start()

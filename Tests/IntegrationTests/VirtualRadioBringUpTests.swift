@@ -10,7 +10,7 @@ import TestSupport
     static let harness = Result { try RadioHarness(arguments: ["--tcp", "--peripheral", "--advertiser"]) }
 
     func capturePath(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("bareble-\(name)-\(getpid()).btsnoop").path
+        TestScratch.root + "/\(name).btsnoop"
     }
 
     @Test func bringUpHardwareErrorRecoveryAndCleanCapture() async throws {

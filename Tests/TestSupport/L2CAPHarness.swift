@@ -150,7 +150,7 @@ public struct L2CAPHarness: Sendable {
 
     public static func make(
         aclLength: UInt16 = 27, aclCount: UInt8 = 4, returnsCreditsAtOnce: Bool = false,
-        configuration: ChannelManager.Configuration = .init(), logs: LogCapture? = nil
+        configuration: ChannelManager.Configuration = .init(signalingTimeout: unhurried), logs: LogCapture? = nil
     ) async throws -> L2CAPHarness {
         let chip = TestChip(aclLength: aclLength, aclCount: aclCount, returnsCreditsAtOnce: returnsCreditsAtOnce)
         let transport = ScriptedTransport { chip.answer($0) }

@@ -13,8 +13,7 @@ public final class RadioHarness: Sendable {
     /// lane's TCG guest, Python and Bumble alone take several seconds to start).
     public init(arguments: [String], readyTimeout: Duration = .seconds(15)) throws {
         _ = TestLogging.quiet
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("bareble-radio-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        let directory = TestScratch.path("radio")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         captureDirectory = directory
         radio = try VirtualRadio.launch(arguments: arguments + ["--btsnoop", directory], readyTimeout: readyTimeout)

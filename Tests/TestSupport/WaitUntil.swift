@@ -11,3 +11,9 @@ public func waitUntil(_ condition: @Sendable () -> Bool, timeout: Duration = .se
 }
 
 public struct WaitTimeout: Error {}
+
+/// The deadline for a procedure a test starts but is not about (an ATT transaction, a
+/// signaling request, an HCI procedure): far past any wait the test itself makes, so a
+/// machine slowed by a sanitizer and hundreds of parallel tests cannot end the procedure
+/// before the test answers it. Tests about a deadline pass their own.
+public let unhurried: Duration = .seconds(600)

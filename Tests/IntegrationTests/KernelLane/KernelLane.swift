@@ -86,8 +86,7 @@ actor KernelLaneRun {
 
     static func boot() throws -> Result {
         let repository = try KernelGuest.repositoryRoot()
-        let job = FileManager.default.temporaryDirectory
-            .appendingPathComponent("bareble-kernel-lane-\(getpid())").path
+        let job = TestScratch.root + "/kernel-lane"
         try? FileManager.default.removeItem(atPath: job)
         try FileManager.default.createDirectory(atPath: job, withIntermediateDirectories: true)
         let logPath = job + "/lane.log"
