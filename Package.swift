@@ -165,7 +165,7 @@ let package = Package(
         .target(name: "CAllocationCounter", path: "tools/allocation-counter"),
         .executableTarget(
             name: "bareble-bench",
-            dependencies: ["BareBLE", "SMP", "HCI", "HCITransport", "L2CAP", "ATT", "GATT", "CAllocationCounter", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["BareBLE", "SMP", "HCI", "HCITransport", "L2CAP", "ATT", "GATT", "CAllocationCounter", "ToolSupport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "tools/bareble-bench",
             exclude: ["bumble_scan_baseline.py", "bumble_notify_baseline.py", "bumble_server_baseline.py"],
             swiftSettings: strict
