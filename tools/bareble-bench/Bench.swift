@@ -11,9 +11,9 @@ struct Bench: AsyncParsableCommand {
     )
 
     /// Line-buffered output, also into a file or a pipe: a benchmark that runs for minutes
-    /// shows each figure when it is measured, not all of them at exit.
-    /// The stack logs as the tools do (warnings and worse, or `$BAREBLE_LOG`'s level), not at
-    /// swift-log's default info, which put two lines per soak cycle inside the measured loop.
+    /// shows each figure when it is measured, not all of them at exit. The stack logs as the
+    /// tools do (warnings and worse, or `$BAREBLE_LOG`'s level), not at swift-log's default
+    /// info, which put two lines per soak cycle inside the measured loop.
     static func main() async {
         setvbuf(stdout, nil, _IOLBF, 0)
         do {

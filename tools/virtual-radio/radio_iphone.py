@@ -440,7 +440,9 @@ class EmulatedIPhone(GattPeer):
 
     async def room_to_send(self) -> None:
         """Returns once at most BURST_AHEAD of the phone's ACL packets wait for the controller
-        (at once when fewer do, or when the link is gone)."""
+        (or the link is gone); yields to the event loop either way, so a burst nobody is
+        subscribed to, which queues nothing, still lets control lines through."""
+        await asyncio.sleep(0)
         host = self.device.host
         queue = host.le_acl_packet_queue or host.acl_packet_queue
         while queue is not None and queue.pending > BURST_AHEAD and self.connection is not None:
