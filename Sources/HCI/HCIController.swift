@@ -1,6 +1,7 @@
 import BluetoothCore
 import HCITransport
 import Logging
+import Synchronization
 
 /// The controller driver: the one place that owns the state of one controller.
 ///
@@ -26,6 +27,8 @@ public final class HCIController: Sendable {
     /// Where the driver, the scanner and the Connector log (``HCIController/defaultLogLabel``).
     public let logger: Logger
     let state = Lock(State())
+    /// ``info``'s ACL packet length, read without the lock on every send (0 before bring-up).
+    private let aclPacketLengthStore = Atomic(0)
 
     /// A command queued or sent; its caller waits in `State.answers` under the same id.
     struct QueuedCommand: Sendable {
@@ -116,6 +119,9 @@ public final class HCIController: Sendable {
     }
 
     public var info: ControllerInfo? { state.withLock { $0.info } }
+    /// The largest ACL data packet the controller accepts (``info``'s `aclBuffer`), 0 before
+    /// bring-up: what L2CAP fragments to, read on every send without copying ``info``.
+    public var aclPacketLength: Int { aclPacketLengthStore.load(ordering: .acquiring) }
     public var statistics: Statistics { state.withLock { $0.statistics } }
     public var currentStatus: ControllerStatus { state.withLock { $0.status } }
 
@@ -563,6 +569,7 @@ public final class HCIController: Sendable {
 
     func store(info: ControllerInfo) {
         state.withLock { $0.info = info }
+        aclPacketLengthStore.store(info.aclBuffer.packetLength, ordering: .releasing)
     }
 }
 

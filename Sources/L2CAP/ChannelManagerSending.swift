@@ -64,7 +64,7 @@ extension ChannelManager {
     func enqueueAndSend(
         _ frame: BasicFrame, origin: OutgoingOrigin, handle: UInt16, serial: UInt64? = nil, completion: OutgoingPDU.Completion?
     ) -> EnqueueOutcome {
-        let onePacket = BasicFrameHeader.size + frame.payload.count <= controller.info?.aclBuffer.packetLength ?? 0
+        let onePacket = BasicFrameHeader.size + frame.payload.count <= controller.aclPacketLength
         let (outcome, claimed) = state.withLock { state in
             let outcome = enqueueLocked(frame, origin: origin, handle: handle, serial: serial, completion: completion, startingPump: !onePacket, state: &state)
             guard onePacket, outcome == .queued, !state.pumpRunning else { return (outcome, false) }
@@ -108,9 +108,8 @@ extension ChannelManager {
                 return .refused(.outgoingQueueFull(queuedPDUs: queued?.hostPDUs ?? 0, queuedBytes: queued?.hostBytes ?? 0))
             }
         }
-        // The driver's lock is never held while it calls into L2CAP, so taking it here
-        // cannot deadlock.
-        guard let length = controller.info?.aclBuffer.packetLength, length > 0 else { return .refused(.controllerNotReady) }
+        let length = controller.aclPacketLength
+        guard length > 0 else { return .refused(.controllerNotReady) }
         let fragments = ACLFragmentation.fragments(of: frame, connectionHandle: handle, maximumLength: length)
         let id = state.makeID()
         let pdu = OutgoingPDU(id: id, fragments: fragments, origin: origin, payloadBytes: frame.payload.count, completion: completion)
