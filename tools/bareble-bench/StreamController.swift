@@ -75,19 +75,51 @@ final class StreamController: Sendable {
         }
     }
 
+    /// Answers what the host sends, one read at a time: commands at once, and the ACL
+    /// packets of one read with one Number Of Completed Packets (a count per connection, as
+    /// a controller reports what went out in a connection event) followed by their answers,
+    /// in one write.
     private func answerHost(_ fd: Int32, acl: ACLAnswer) {
         var framer = H4Framer(configuration: .init(acceptedTypes: [.command, .acl]))
         var chunk = [UInt8](repeating: 0, count: 4096)
+        var completed = CompletedPackets()
+        var answers: [UInt8] = []
         while true {
             let count = read(fd, &chunk, chunk.count)
             if count <= 0 { return }
             framer.feed(Array(chunk[0..<count])) { packet in
                 switch packet.type {
                 case .command: answerCommand(packet.bytes)
-                case .acl: answerACL(packet.bytes, acl)
+                case .acl:
+                    guard let packet = try? ACLDataPacket(decoding: packet.bytes) else { return }
+                    completed.add(packet.connectionHandle)
+                    for frame in acl(packet) { answers += frame }
                 default: break
                 }
             }
+            guard !completed.isEmpty else { continue }
+            write(completed.take() + answers)
+            answers.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Packets sent since the last Number Of Completed Packets, per connection in order.
+    private struct CompletedPackets {
+        private var counts: [(handle: UInt16, packets: UInt16)] = []
+        var isEmpty: Bool { counts.isEmpty }
+
+        mutating func add(_ handle: UInt16) {
+            if let index = counts.firstIndex(where: { $0.handle == handle }) {
+                counts[index].packets += 1
+            } else {
+                counts.append((handle, 1))
+            }
+        }
+
+        /// The H4 event that returns them, and an empty tally.
+        mutating func take() -> [UInt8] {
+            defer { counts.removeAll(keepingCapacity: true) }
+            return [0x04] + HCIEvent.numberOfCompletedPackets(.init(completions: counts.map { .init(connectionHandle: $0.handle, completedPackets: $0.packets) })).encode()
         }
     }
 
@@ -96,12 +128,6 @@ final class StreamController: Sendable {
         let returned = [0] + answer(opcode, Array(bytes[3...]))
         let event = HCIEvent.commandComplete(.init(numHCICommandPackets: 1, opcode: opcode, returnParameters: returned))
         write([0x04] + event.encode())
-    }
-
-    private func answerACL(_ bytes: [UInt8], _ acl: ACLAnswer) {
-        guard let packet = try? ACLDataPacket(decoding: bytes) else { return }
-        write(Self.completedPacket(packet.connectionHandle))
-        for frame in acl(packet) { write(frame) }
     }
 
     /// H4 Number Of Completed Packets for one packet of `handle`: the credit back.
