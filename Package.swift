@@ -197,6 +197,6 @@ let package = Package(
         .testTarget(name: "TraceTests", dependencies: ["Trace", "BluetoothCore", "HCITransport", "HCI", "ATT", "L2CAP", "SMP", "TestSupport"], swiftSettings: strict),
         // ToolSupport and CentralCommands: the tools' own code (JSON lines, wall-clock time,
         // the scan table's bound) is tested here, beside the tools it serves.
-        .testTarget(name: "IntegrationTests", dependencies: ["BareBLE", "ANCS", "ANCSConsumer", "GATT", "ATT", "L2CAP", "HCI", "HCITransport", "Bonding", "KernelHost", "SMP", "TestSupport", "ToolSupport", "CentralCommands"], swiftSettings: strict),
+        .testTarget(name: "IntegrationTests", dependencies: ["BareBLE", "ANCS", "ANCSConsumer", "GATT", "ATT", "L2CAP", "HCI", "HCITransport", "Bonding", "KernelHost", "SMP", "TestSupport", "ToolSupport", "CentralCommands", "ANCSCommands"], swiftSettings: strict),
     ]
 )

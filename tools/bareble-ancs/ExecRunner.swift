@@ -7,17 +7,27 @@ import HCITransport
 /// one at a time on a queue of its own, so a slow command never holds up the radio.
 /// At most ``limit`` runs wait; past that a notification's run is skipped and counted
 /// (`skipped`), since a burst of notifications must not become a burst of processes.
+/// A run that could not start (no pipe, no process) is counted (`failed`) and told to
+/// `failure` with the reason, on the runner's queue.
 final class ExecRunner: Sendable {
     static let limit = 64
 
     let command: String
+    private let shell: String
+    private let failure: @Sendable (_ reason: String, _ failed: Int) -> Void
     private let queue = DispatchQueue(label: "bareble-ancs.exec")
     private let waiting = Lock(0)
     private let skippedRuns = Lock(0)
+    private let failedRuns = Lock(0)
 
-    init(command: String) { self.command = command }
+    init(command: String, shell: String = "/bin/sh", failure: @escaping @Sendable (_ reason: String, _ failed: Int) -> Void) {
+        self.command = command
+        self.shell = shell
+        self.failure = failure
+    }
 
     var skipped: Int { skippedRuns.withLock { $0 } }
+    var failed: Int { failedRuns.withLock { $0 } }
 
     /// Queues a run; false when the queue was full and this run was skipped.
     @discardableResult
@@ -31,9 +41,11 @@ final class ExecRunner: Sendable {
             skippedRuns.withLock { $0 += 1 }
             return false
         }
-        let command = command
-        queue.async { [waiting] in
-            Self.spawn(command, input: Array(input.utf8))
+        let (command, shell) = (command, shell)
+        queue.async { [self] in
+            if let reason = Self.spawn(shell, command, input: Array(input.utf8)) {
+                failure(reason, failedRuns.withLock { $0 += 1; return $0 })
+            }
             waiting.withLock { $0 -= 1 }
         }
         return true
@@ -49,10 +61,15 @@ final class ExecRunner: Sendable {
 
     /// Spawns the shell with a pipe on its stdin, writes `input`, closes, and reaps it.
     /// The command starts as from a shell: no signal blocked or ignored, none of our
-    /// descriptors but stdout and stderr (``ChildProcess``).
-    private static func spawn(_ command: String, input: [UInt8]) {
-        guard let pipe = Posix.makePipe() else { return }
-        let pid = try? ChildProcess.spawn(["/bin/sh", "-c", command], stdin: pipe.read)
+    /// descriptors but stdout and stderr (``ChildProcess``). Returns why it could not start.
+    private static func spawn(_ shell: String, _ command: String, input: [UInt8]) -> String? {
+        guard let pipe = Posix.makePipe() else { return "no pipe for its input: \(Posix.message(errno))" }
+        let pid: pid_t?
+        var reason: String?
+        do { pid = try ChildProcess.spawn([shell, "-c", command], stdin: pipe.read) } catch {
+            pid = nil
+            reason = error.description
+        }
         close(pipe.read)
         if pid != nil {
             var offset = 0
@@ -64,8 +81,9 @@ final class ExecRunner: Sendable {
             }
         }
         close(pipe.write)
-        guard let pid else { return }
+        guard let pid else { return reason }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        return nil
     }
 }

@@ -71,7 +71,12 @@ struct Run: AsyncParsableCommand {
             throw ToolError(error.description)
         }
         let lines = EventLines(json: json ?? (isatty(1) == 0))
-        let runner = exec.map(ExecRunner.init(command:))
+        let runner = exec.map { command in
+            ExecRunner(command: command) { reason, failed in
+                lines.line([("event", .string("exec-failed")), ("reason", .string(reason)), ("failed", .int(failed))],
+                           text: "--exec could not run (\(failed) so far): \(reason)")
+            }
+        }
         let (finished, finish) = AsyncStream.makeStream(of: Void.self)
         let events = consumer.events()
         let limit = count
