@@ -568,8 +568,10 @@ public final class HCIController: Sendable {
     }
 
     func store(info: ControllerInfo) {
-        state.withLock { $0.info = info }
-        aclPacketLengthStore.store(info.aclBuffer.packetLength, ordering: .releasing)
+        state.withLock { state in
+            state.info = info
+            aclPacketLengthStore.store(info.aclBuffer.packetLength, ordering: .releasing)
+        }
     }
 }
 
