@@ -11,8 +11,8 @@ import L2CAP
 /// with its real stack on the host side of a socketpair: reader thread, H4 framer, driver,
 /// L2CAP, ATT server, GATT server store, the manager. The fake controller on the other end
 /// plays the centrals (``FakeCentral``): each connects, exchanges the MTU, subscribes, and
-/// then reads or counts notifications; every ACL packet the host sends gets its Number Of
-/// Completed Packets at once, so credits never hold the host back.
+/// then reads or counts notifications; the ACL packets of each read the fake controller
+/// makes get their credits back at once, in one Number Of Completed Packets.
 struct ServerLink {
     static let connectionHandle = NotificationLink.connectionHandle
     /// The handles of `count` centrals' links: 0x0040, 0x0041, ...

@@ -24,7 +24,8 @@ final class StreamController: Sendable {
     private let answeringClock = Atomic<Int32>(-1)
 
     /// Serves the host on `fd`. `acl` gives the H4 frames to send back for one ACL packet
-    /// from the host (each packet is also acknowledged with Number Of Completed Packets).
+    /// from the host (the packets of one read are also acknowledged, together, with one
+    /// Number Of Completed Packets).
     init(fd: Int32, acl: @escaping ACLAnswer = { _ in [] }) {
         self.fd = fd
         DispatchQueue.global().async { [self] in

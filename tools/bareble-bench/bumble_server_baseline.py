@@ -11,8 +11,11 @@ notes it; the central's bytes are fed as the fake controller feeds BareBLE:
   its credit (Number Of Completed Packets); with several centrals the requests take turns
   among them;
 - notify: COUNT rounds of `notify_subscriber(connection, characteristic, value)` (the
-  per-connection call, lighter than `notify_subscribers`) to each central in turn, each
-  sent packet's credit fed back at once.
+  per-connection call, lighter than `notify_subscribers`) to each central in turn; when
+  Bumble has all 8 controller buffers in flight, their credits are fed back at once in one
+  Number Of Completed Packets with a count per central, as the fake controller returns
+  what it read in one event to BareBLE (so Bumble never queues a packet). The stream
+  holds only the setup frames then.
 
 The characteristic's value handle is made to equal BareBLE's (plain attributes pad the
 table before the service), so the Read Requests and the CCCD write are byte for byte the
@@ -36,6 +39,7 @@ from bumble.host import DataPacketQueue, Host
 from bumble.transport.common import PacketParser
 
 CONNECTION_HANDLE = 0x0040
+BUFFERS = 8  # the fake controller's LE ACL buffers (LE Read Buffer Size)
 HEADER_LENGTHS = {0x01: (3, 2, 1), 0x02: (4, 2, 2), 0x04: (2, 1, 1)}  # header, length offset, length size
 
 
@@ -49,6 +53,13 @@ def split_frames(stream: bytes) -> list[bytes]:
         frames.append(stream[offset:end])
         offset = end
     return frames
+
+
+def completed_packets(counts: dict[int, int]) -> bytes:
+    """H4 Number Of Completed Packets crediting `counts` (packets per connection handle)."""
+    parameters = bytes([len(counts)]) + b''.join(
+        handle.to_bytes(2, 'little') + packets.to_bytes(2, 'little') for handle, packets in counts.items())
+    return bytes([0x04, 0x13, len(parameters)]) + parameters
 
 
 def fail(message: str) -> None:
@@ -66,12 +77,14 @@ async def main() -> None:
     answered: asyncio.Future | None = None
     sent = 0
     last_opcode = None
+    in_flight: dict[int, int] = {}  # packets sent and not yet credited, per connection handle
 
     def send(packet: hci.HCI_Packet) -> None:
         nonlocal sent, last_opcode
         if not isinstance(packet, hci.HCI_AclDataPacket):
             return  # commands: nothing is listening, the stream is scripted
         sent += 1
+        in_flight[packet.connection_handle] = in_flight.get(packet.connection_handle, 0) + 1
         last_opcode = packet.data[4]
         if answered is not None and not answered.done():
             answered.set_result(None)
@@ -81,7 +94,7 @@ async def main() -> None:
     device = Device(host=host)
     host.ready = True
     # What the reset would have learned from LE Read Buffer Size: 251 bytes x 8.
-    host.le_acl_packet_queue = DataPacketQueue(max_packet_size=251, max_in_flight=8, send=send)
+    host.le_acl_packet_queue = DataPacketQueue(max_packet_size=251, max_in_flight=BUFFERS, send=send)
     while device.gatt_server.next_handle() < value_handle - 2:
         device.gatt_server.add_attribute(Attribute('FFFF', Attribute.READABLE, b''))
     characteristic = Characteristic(
@@ -119,13 +132,13 @@ async def main() -> None:
                 fail(f'bumble answered a Read Request with opcode {last_opcode:#04x}')
     else:
         value = bytes(range(size))
-        credits = iter(workload)
+        in_flight.clear()
         for _ in range(count):
             for connection in connections:
-                before = sent
                 await device.notify_subscriber(connection, characteristic, value)
-                for _ in range(sent - before):
-                    parser.feed_data(next(credits))
+                if sum(in_flight.values()) >= BUFFERS:
+                    parser.feed_data(completed_packets(in_flight))
+                    in_flight.clear()
         count *= centrals
     seconds = time.perf_counter() - start
     if sent != count:
