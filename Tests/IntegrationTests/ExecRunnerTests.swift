@@ -26,7 +26,7 @@ import TestSupport
     func aRunThatStartsIsNotAFailure() throws {
         let file = TestScratch.path("exec-runner.out")
         let told = Lock(0)
-        let runner = ExecRunner(command: "cat > \(file)") { _, _ in told.withLock { $0 += 1 } }
+        let runner = ExecRunner(command: "cat > '\(file)'") { _, _ in told.withLock { $0 += 1 } }
         #expect(runner.run(input: "{\"uid\":1}\n"))
         #expect(runner.finish(within: 10))
         #expect(runner.failed == 0)
