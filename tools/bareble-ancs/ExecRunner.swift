@@ -41,7 +41,6 @@ final class ExecRunner: Sendable {
             skippedRuns.withLock { $0 += 1 }
             return false
         }
-        let (command, shell) = (command, shell)
         queue.async { [self] in
             if let reason = Self.spawn(shell, command, input: Array(input.utf8)) {
                 failure(reason, failedRuns.withLock { $0 += 1; return $0 })
@@ -64,24 +63,21 @@ final class ExecRunner: Sendable {
     /// descriptors but stdout and stderr (``ChildProcess``). Returns why it could not start.
     private static func spawn(_ shell: String, _ command: String, input: [UInt8]) -> String? {
         guard let pipe = Posix.makePipe() else { return "no pipe for its input: \(Posix.message(errno))" }
-        let pid: pid_t?
-        var reason: String?
+        let pid: pid_t
         do { pid = try ChildProcess.spawn([shell, "-c", command], stdin: pipe.read) } catch {
-            pid = nil
-            reason = error.description
+            close(pipe.read)
+            close(pipe.write)
+            return error.description
         }
         close(pipe.read)
-        if pid != nil {
-            var offset = 0
-            while offset < input.count {
-                let written = input.withUnsafeBytes { write(pipe.write, $0.baseAddress! + offset, $0.count - offset) }
-                if written < 0, errno == EINTR { continue }
-                if written <= 0 { break }
-                offset += written
-            }
+        var offset = 0
+        while offset < input.count {
+            let written = input.withUnsafeBytes { write(pipe.write, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0, errno == EINTR { continue }
+            if written <= 0 { break }
+            offset += written
         }
         close(pipe.write)
-        guard let pid else { return reason }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         return nil

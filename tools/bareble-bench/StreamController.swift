@@ -120,7 +120,7 @@ final class StreamController: Sendable {
         /// The H4 event that returns them, and an empty tally.
         mutating func take() -> [UInt8] {
             defer { counts.removeAll(keepingCapacity: true) }
-            return [0x04] + HCIEvent.numberOfCompletedPackets(.init(completions: counts.map { .init(connectionHandle: $0.handle, completedPackets: $0.packets) })).encode()
+            return StreamController.completedPackets(counts)
         }
     }
 
@@ -132,8 +132,11 @@ final class StreamController: Sendable {
     }
 
     /// H4 Number Of Completed Packets for one packet of `handle`: the credit back.
-    static func completedPacket(_ handle: UInt16) -> [UInt8] {
-        [0x04] + HCIEvent.numberOfCompletedPackets(.init(completions: [.init(connectionHandle: handle, completedPackets: 1)])).encode()
+    static func completedPacket(_ handle: UInt16) -> [UInt8] { completedPackets([(handle, 1)]) }
+
+    /// H4 Number Of Completed Packets returning `counts` packets, per connection handle.
+    static func completedPackets(_ counts: [(handle: UInt16, packets: UInt16)]) -> [UInt8] {
+        [0x04] + HCIEvent.numberOfCompletedPackets(.init(completions: counts.map { .init(connectionHandle: $0.handle, completedPackets: $0.packets) })).encode()
     }
 
     private func answer(_ opcode: HCIOpcode, _ parameters: [UInt8]) -> [UInt8] {
