@@ -6,8 +6,9 @@
 #   tools/fuzz.sh --build-only       builds and stops (CI builds while other steps run)
 #   FUZZ_MERGE=1 tools/fuzz.sh ...   also minimises what the runs found into the committed
 #                                    corpus (tools/fuzz/corpus/TARGET/)
-#   FUZZ_CONFIG=debug tools/fuzz.sh  an unoptimised build: it compiles in about half the
-#                                    time and runs about a third as fast (CI's smoke)
+#   FUZZ_CONFIG=debug tools/fuzz.sh  an unoptimised build, tools/sanitize.sh's AddressSanitizer
+#                                    build (which builds bareble-fuzz beside the unit suites):
+#                                    it runs about a third as fast (CI's smoke)
 # New inputs go to .build/fuzz-corpus/TARGET, crash inputs and logs to .build/fuzz-findings/
 # (both ignored); the committed corpus only changes through FUZZ_MERGE.
 set -euo pipefail
@@ -17,16 +18,20 @@ build_only=0
 if [ "${1:-}" = --build-only ]; then build_only=1; shift; fi
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-scratch=.build/fuzz
 findings=.build/fuzz-findings
-# gold fails on the sanitizer runtime's symbols (an internal error); lld links it.
 config=${FUZZ_CONFIG:-release}
 mkdir -p "$findings"
 built=0
-swift build -c "$config" --product bareble-fuzz --scratch-path "$scratch" \
-    -Xswiftc -DFUZZING -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld > "$findings/build.log" 2>&1 || built=$?
+if [ "$config" = debug ]; then
+    binary=.build-asan/debug/bareble-fuzz
+    tools/sanitize.sh address --build-only > "$findings/build.log" 2>&1 || built=$?
+else
+    # gold fails on the sanitizer runtime's symbols (an internal error); lld links it.
+    binary=.build/fuzz/$config/bareble-fuzz
+    swift build -c "$config" --product bareble-fuzz --scratch-path .build/fuzz \
+        -Xswiftc -DFUZZING -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld > "$findings/build.log" 2>&1 || built=$?
+fi
 grep -v '^\[' "$findings/build.log" || true
-binary=$scratch/$config/bareble-fuzz
 [ "$built" = 0 ] && [ -x "$binary" ] || { echo "fuzz: build failed (exit $built)"; exit 1; }
 [ "$build_only" = 1 ] && exit 0
 if [ $# -gt 0 ]; then targets=("$@"); else mapfile -t targets < <("$binary" --list); fi
