@@ -128,7 +128,8 @@ import TestSupport
         // The fence's answer means our host has received all 5,000 while the worker waited
         // at the gate on the first. Up to 240 s for the radio to drain them and for the
         // fence: in a full CI run (every suite in parallel on 2 cores) Bumble's Python took
-        // over the default 25 s to pass the 5,000 on (CI of 5bc3d22: 4,992 had reached the server when the 25 s ran out).
+        // over the default 25 s to pass the 5,000 on (CI of 5bc3d22: 4,992 had reached the
+        // server when the 25 s ran out).
         let flood = try await Self.exchange(served.name, "52\(held)aa*5000", "expect=0 fence timeout=240", timeout: .seconds(500))
         #expect(flood.sent == 5000 && flood.fenced && flood.disconnected == nil)
         let server = try #require(served.link.server)
