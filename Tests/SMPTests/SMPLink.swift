@@ -1,6 +1,7 @@
 import BluetoothCore
 import HCI
 import L2CAP
+import Logging
 @testable import SMP
 import TestSupport
 
@@ -26,12 +27,13 @@ struct SMPLink {
     func manager(
         _ configuration: PairingConfiguration = PairingConfiguration(), delegate: (any PairingDelegate)? = nil,
         smpTimeout: Duration = .seconds(30), pairingDeadline: Duration = SecurityManager.defaultPairingDeadline,
-        observer: SecurityManager.PairingObserver? = nil, storedBond: SecurityManager.BondLookup? = nil, logs: LogCapture? = nil
+        observer: SecurityManager.PairingObserver? = nil, storedBond: SecurityManager.BondLookup? = nil, logs: LogCapture? = nil,
+        logger: Logger? = nil
     ) throws -> SecurityManager {
         try SecurityManager(
             connection: connection, channels: harness.manager, configuration: configuration, delegate: delegate,
             storedBond: storedBond, observer: observer, smpTimeout: smpTimeout, pairingDeadline: pairingDeadline, random: SeededRandom(seed: 5),
-            logger: LogCapture.logger(SecurityManager.defaultLogLabel, from: logs))
+            logger: logger ?? LogCapture.logger(SecurityManager.defaultLogLabel, from: logs))
     }
 
     func peerSends(_ pdu: SMPPDU) async { await peerSends(bytes: pdu.encode()) }

@@ -1,7 +1,9 @@
 import BluetoothCore
 import HCI
+import Glibc
 import HCITransport
 import L2CAP
+import Logging
 @testable import SMP
 import Testing
 import TestSupport
@@ -168,17 +170,52 @@ struct SecurityManagerDeadlineTests {
         #expect(error?.description.contains("waiting for") == true)
     }
 
-    @Test("peripheral: a pairing the central starts and drags out is stopped by the pairing deadline")
+    /// Holds the thread that logs `message` for `stall`: on a loaded machine the timer's
+    /// thread can be descheduled right after the deadline reset the machine, and the slow
+    /// central's next PDU (it sends one every 100 ms) then meets the idle machine first.
+    struct StallingLogHandler: LogHandler {
+        let message: String
+        let stall: Duration
+        var logLevel: Logger.Level = .trace
+        var metadata: Logger.Metadata = [:]
+        var metadataProvider: Logger.MetadataProvider?
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            guard event.message.description == message else { return }
+            let (seconds, attoseconds) = stall.components
+            usleep(UInt32(seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
+        }
+    }
+
+    /// The observer (where a bond store learns of each pairing's end) hears the deadline
+    /// before the refusal of the PDU the slow central sent after it, however late the
+    /// timer's thread gets to tell it: in a full parallel run it once heard the refusal
+    /// first, because the deadline's end was handed to the worker only after the machine's
+    /// lock was released (and after the warning was logged).
+    @Test("peripheral: a pairing the central starts and drags out is stopped by the pairing deadline, told before any late PDU's refusal")
     func responderDeadline() async throws {
         let link = try await SMPLink.make(role: .peripheral)
         let outcomes = PairingOutcomes()
-        let manager = try link.manager(Self.slowPasskey, delegate: TypingUser(), smpTimeout: .seconds(60), pairingDeadline: .seconds(1), observer: outcomes.observer)
+        let slowLog = Logger(label: SecurityManager.defaultLogLabel) { _ in
+            StallingLogHandler(message: "pairing deadline passed", stall: .milliseconds(300))
+        }
+        let manager = try link.manager(
+            Self.slowPasskey, delegate: TypingUser(), smpTimeout: .seconds(60), pairingDeadline: .seconds(1), observer: outcomes.observer,
+            logger: slowLog)
         let peer = link.slowPeer(role: .initiator, configuration: Self.slowPasskey, delay: .milliseconds(100), starts: true)
         defer { peer.cancel() }
         let error = try await withDeadline("a pairing the slow central started", seconds: 30) { await pairingError { try await manager.nextPairingResult() } }
         expectDeadline(error, after: .seconds(1))
-        // The observer hears the deadline first. (A PDU the slow central still sends after
-        // our Pairing Failed is out of state and reported as a refusal of its own.)
+        // The slow central's PDU in flight when our Pairing Failed went out is out of state
+        // and is reported as a refusal of its own, after the deadline.
+        try await withDeadline("the late PDU's refusal") {
+            while outcomes.all.count < 2 { try? await Task.sleep(for: .milliseconds(10)) }
+        }
         if case .failure(.deadlineExceeded)? = outcomes.all.first {} else { Issue.record("observer: \(outcomes.all)") }
     }
 

@@ -416,10 +416,11 @@ public final class SecurityManager: Sendable {
 
     // MARK: Actions
 
-    /// Hands PDUs and encryption to the worker, arms or stops the timers, and puts
-    /// questions to the user, while the machine's lock is still held, so two threads
-    /// feeding the machine (a PDU and a user's answer) cannot swap the order of what it
-    /// produced; the other actions are returned for ``execute(_:)``.
+    /// Hands PDUs, encryption and a pairing's end to the worker, arms or stops the timers,
+    /// and puts questions to the user, while the machine's lock is still held, so two
+    /// threads feeding the machine (a PDU and a user's answer, a timer and a PDU) cannot
+    /// swap the order of what it produced; the rest (and the end again, for its log line)
+    /// is returned for ``execute(_:)``.
     ///
     /// Each question is numbered under the lock and only the answer to the latest is fed:
     /// a peer that fails a pairing while its prompt is open and starts another must not
@@ -453,6 +454,12 @@ public final class SecurityManager: Sendable {
             case .stopTimer:
                 Self.stopTimers(&state)
                 return false
+            case let .completed(keys):
+                finish(.success(keys), &state)
+                return true  // logged by execute(_:)
+            case let .failed(error):
+                finish(.failure(error), &state)
+                return true
             default:
                 return true
             }
@@ -482,11 +489,9 @@ public final class SecurityManager: Sendable {
                     "bonded": "\(keys.bonded)", "keySize": "\(keys.keySize)",
                 ])
                 attempts?.withLock { $0.succeeded(connection.peer.address) }
-                finish(.success(keys))
             case let .failed(error):
                 logger.info("pairing failed", metadata: ["peer": "\(connection.peer)", "error": "\(error)"])
                 if RepeatedAttempts.counts(error) { attempts?.withLock { $0.failed(connection.peer.address, at: .now) } }
-                finish(.failure(error))
             }
         }
     }
@@ -528,16 +533,20 @@ public final class SecurityManager: Sendable {
     /// link ended). Never on the thread that fed the machine, which for a peer's PDU is the
     /// transport's reader: the observer is where a bond store writes its file (fsync, a
     /// file lock), and every link's traffic would wait for it.
-    private func finish(_ result: Result<PairingKeys, PairingError>) {
-        let (id, taken) = state.withLock { state -> (UInt64, Bool) in
-            state.nextFinish &+= 1
-            let id = state.nextFinish
-            state.finishing[id] = result
-            let taken = enqueue(.finish(id: id), &state)
-            if taken, state.watchdog == nil { armWatchdog(&state) }
-            return (id, taken)
+    ///
+    /// Handed to the worker under the machine's lock, with the PDUs it produced beside it:
+    /// ends are told in the order the machine reached them. (Handed over after the lock,
+    /// a deadline's end could be overtaken by the refusal of a PDU the peer sent after it,
+    /// which the reset machine met first.)
+    private func finish(_ result: Result<PairingKeys, PairingError>, _ state: inout State) {
+        state.nextFinish &+= 1
+        let id = state.nextFinish
+        state.finishing[id] = result
+        if enqueue(.finish(id: id), &state) {
+            if state.watchdog == nil { armWatchdog(&state) }
+        } else {
+            Task { self.ended(id: id) }
         }
-        if !taken { Task { self.ended(id: id) } }
     }
 
     private func armWatchdog(_ state: inout State) {
