@@ -6,9 +6,8 @@
 #   tools/fuzz.sh --build-only       builds and stops (CI builds while other steps run)
 #   FUZZ_MERGE=1 tools/fuzz.sh ...   also minimises what the runs found into the committed
 #                                    corpus (tools/fuzz/corpus/TARGET/)
-#   FUZZ_CONFIG=debug tools/fuzz.sh  an unoptimised build, tools/sanitize.sh's AddressSanitizer
-#                                    build (which builds bareble-fuzz beside the unit suites):
-#                                    it runs about a third as fast (CI's smoke)
+#   FUZZ_CONFIG=debug tools/fuzz.sh  an unoptimised build: it compiles in about half the
+#                                    time and runs about a third as fast (CI's smoke)
 # New inputs go to .build/fuzz-corpus/TARGET, crash inputs and logs to .build/fuzz-findings/
 # (both ignored); the committed corpus only changes through FUZZ_MERGE.
 set -euo pipefail
@@ -22,15 +21,10 @@ findings=.build/fuzz-findings
 config=${FUZZ_CONFIG:-release}
 mkdir -p "$findings"
 built=0
-if [ "$config" = debug ]; then
-    binary=.build-asan/debug/bareble-fuzz
-    tools/sanitize.sh address --build-only > "$findings/build.log" 2>&1 || built=$?
-else
-    # gold fails on the sanitizer runtime's symbols (an internal error); lld links it.
-    binary=.build/fuzz/$config/bareble-fuzz
-    swift build -c "$config" --product bareble-fuzz --scratch-path .build/fuzz \
-        -Xswiftc -DFUZZING -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld > "$findings/build.log" 2>&1 || built=$?
-fi
+# gold fails on the sanitizer runtime's symbols (an internal error); lld links it.
+binary=.build/fuzz/$config/bareble-fuzz
+swift build -c "$config" --product bareble-fuzz --scratch-path .build/fuzz \
+    -Xswiftc -DFUZZING -Xswiftc -sanitize=fuzzer,address -Xswiftc -use-ld=lld > "$findings/build.log" 2>&1 || built=$?
 grep -v '^\[' "$findings/build.log" || true
 [ "$built" = 0 ] && [ -x "$binary" ] || { echo "fuzz: build failed (exit $built)"; exit 1; }
 [ "$build_only" = 1 ] && exit 0

@@ -10,9 +10,6 @@
 # --build-only builds and stops (CI builds while the main suite runs). Each sanitizer
 # builds into its own folder (.build-tsan, .build-asan), so a normal build is left alone,
 # and builds only the test bundle and what it runs (not the tools or the benchmark).
-# The AddressSanitizer build also instruments for libFuzzer and builds bareble-fuzz: it is
-# the unoptimised fuzzer that `FUZZ_CONFIG=debug tools/fuzz.sh` runs, so CI compiles the
-# stack once for both.
 #
 # The stack's locks are BluetoothCore.Lock (a pthread mutex) because ThreadSanitizer does
 # not see Synchronization.Mutex's futex on Linux and reports false races behind it.
@@ -21,17 +18,8 @@ cd "$(dirname "$0")/.."
 
 kind="${1:-}"
 case "$kind" in
-    thread) scratch=.build-tsan; flags=(--sanitize=thread) ;;
-    # libFuzzer's coverage (what -sanitize=fuzzer compiles in) and its runtime without its
-    # main (bareble-fuzz calls LLVMFuzzerRunDriver; the test runner has its own main, which
-    # -sanitize=fuzzer's runtime would duplicate). gold fails on the sanitizer runtime's
-    # symbols (an internal error); lld links it.
-    address)
-        scratch=.build-asan
-        runtime=$(ls "$(dirname "$(readlink -f "$(command -v swift)")")"/../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-"$(uname -m)".a 2>/dev/null | head -n 1)
-        [ -f "$runtime" ] || { echo "sanitize: this Swift toolchain has no libclang_rt.fuzzer_no_main; install the swift.org toolchain" >&2; exit 1; }
-        flags=(--sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp,inline-8bit-counters,pc-table
-               -Xswiftc -DFUZZING -Xswiftc -use-ld=lld -Xlinker "$runtime") ;;
+    thread) scratch=.build-tsan ;;
+    address) scratch=.build-asan ;;
     *) echo "usage: tools/sanitize.sh thread|address [SUITE-FILTER | --build-only]" >&2; exit 2 ;;
 esac
 selection=(--skip '^IntegrationTests\.')
@@ -48,11 +36,9 @@ export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=0 second_deadlock_stack=1}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
 start=$(date +%s)
 # The test bundle and the one executable a unit suite runs (BondStoreCrashTests').
-products=(BareBLEPackageTests bond-store-writer)
-[ "$kind" = address ] && products+=(bareble-fuzz)
 build=0
-for product in "${products[@]}"; do
-    swift build --product "$product" "${flags[@]}" --scratch-path "$scratch" 2>&1 | tail -n 3
+for product in BareBLEPackageTests bond-store-writer; do
+    swift build --product "$product" --sanitize="$kind" --scratch-path "$scratch" 2>&1 | tail -n 3
     build=${PIPESTATUS[0]}
     [ "$build" = 0 ] || break
 done
@@ -60,7 +46,7 @@ if [ "${2:-}" = --build-only ] || [ "$build" != 0 ]; then
     echo "sanitize: $kind build exit $build, $(( $(date +%s) - start )) s"
     exit "$build"
 fi
-swift test --skip-build "${flags[@]}" --scratch-path "$scratch" "${selection[@]}" > "$log" 2>&1
+swift test --skip-build --sanitize="$kind" --scratch-path "$scratch" "${selection[@]}" > "$log" 2>&1
 status=$?
 end=$(date +%s)
 reports=$(grep -cE '^(WARNING: ThreadSanitizer|==[0-9]+==ERROR: AddressSanitizer)' "$log")

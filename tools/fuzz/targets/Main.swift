@@ -69,9 +69,8 @@ import Logging
 
 #if FUZZING
 /// One input through the selected target: the callback handed to `LLVMFuzzerRunDriver`,
-/// and under the name libFuzzer's runtime itself refers to: an unoptimised build linked
-/// with `-sanitize=fuzzer`'s runtime keeps that reference, a release build strips it (CI's
-/// smoke links the runtime without its `main`, tools/sanitize.sh).
+/// and under the name libFuzzer's runtime itself refers to, which an unoptimised build
+/// (the CI smoke's) links in and a release build strips.
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
