@@ -7,7 +7,7 @@
 #   FUZZ_MERGE=1 tools/fuzz.sh ...   also minimises what the runs found into the committed
 #                                    corpus (tools/fuzz/corpus/TARGET/)
 #   FUZZ_CONFIG=debug tools/fuzz.sh  an unoptimised build: it compiles in about half the
-#                                    time and runs about a third as fast (CI's smoke)
+#                                    time and runs about a third as fast
 # New inputs go to .build/fuzz-corpus/TARGET, crash inputs and logs to .build/fuzz-findings/
 # (both ignored); the committed corpus only changes through FUZZ_MERGE.
 set -euo pipefail

@@ -70,7 +70,7 @@ import Logging
 #if FUZZING
 /// One input through the selected target: the callback handed to `LLVMFuzzerRunDriver`,
 /// and under the name libFuzzer's runtime itself refers to, which an unoptimised build
-/// (the CI smoke's) links in and a release build strips.
+/// (`FUZZ_CONFIG=debug tools/fuzz.sh`) links in and a release build strips.
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
