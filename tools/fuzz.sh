@@ -3,7 +3,7 @@
 # AddressSanitizer, runs each target for SECONDS (default 60) on its corpus, one process at
 # a time at nice 19, prints a table and exits non-zero on any finding.
 #   tools/fuzz.sh [SECONDS] [TARGET...]
-#   tools/fuzz.sh --build-only       builds and stops (CI builds while other steps run)
+#   tools/fuzz.sh --build-only       builds and stops
 #   FUZZ_MERGE=1 tools/fuzz.sh ...   also minimises what the runs found into the committed
 #                                    corpus (tools/fuzz/corpus/TARGET/)
 #   FUZZ_CONFIG=debug tools/fuzz.sh  an unoptimised build: it compiles in about half the

@@ -1,6 +1,6 @@
 import BluetoothCore
-import HCI
 import Glibc
+import HCI
 import HCITransport
 import L2CAP
 import Logging
