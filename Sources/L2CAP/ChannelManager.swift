@@ -255,7 +255,7 @@ public final class ChannelManager: Sendable {
         return Teardown(
             connection: connection.info,
             reason: reason,
-            completions: connection.outgoing.pdus.compactMap(\.completion),
+            completions: connection.outgoing.completions,
             requests: connection.pendingRequests.values.sorted().compactMap {
                 state.signalingAnswers.fulfill(id: $0, with: .failed(.disconnected(reason: reason)))
             },

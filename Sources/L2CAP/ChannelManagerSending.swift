@@ -157,7 +157,7 @@ extension ChannelManager {
     private func settle(_ fragment: Fragment, _ result: Result<Void, HCIError>) -> Bool {
         switch result {
         case .success:
-            fragmentSent(fragment)?(.success(()))
+            fragmentSent(fragment)?.completion?(.success(()))
             return true
         case .failure(.disconnected):
             return true
@@ -168,19 +168,21 @@ extension ChannelManager {
     }
 
     /// `fragment` is in the controller: its connection goes to the back of the line, and
-    /// the completion of its PDU, when that was the last fragment, is returned.
-    private func fragmentSent(_ next: Fragment) -> OutgoingPDU.Completion? {
+    /// its PDU, when that was the last fragment, is taken off the queue and returned (the
+    /// PDU rather than its completion: a closure returned through the generic lock and
+    /// connection accessors would be boxed in a new thunk every time).
+    private func fragmentSent(_ next: Fragment) -> OutgoingPDU? {
         state.withLock { state in
             // Back of the line only now, so a connection that became ready while this
             // fragment waited for its credit is served before this one's next fragment.
             if state.withConnection(next.handle, { $0.outgoing.hasUnsentFragments }) == true, !state.readyOrder.contains(next.handle) {
                 state.readyOrder.append(next.handle)
             }
-            return state.withConnection(next.handle) { connection -> OutgoingPDU.Completion? in
+            return state.withConnection(next.handle) { connection -> OutgoingPDU? in
                 // The link may have ended (or its handle been reused) meanwhile: then the
                 // PDU was already failed and is not at the head any more.
                 guard let head = connection.outgoing.first, head.id == next.pduID, !head.hasUnsentFragments else { return nil }
-                return connection.outgoing.removeFirst().completion
+                return connection.outgoing.removeFirst()
             } ?? nil
         }
     }

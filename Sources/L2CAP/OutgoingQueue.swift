@@ -60,15 +60,24 @@ struct OutgoingPDU: Sendable {
 
 /// One connection's PDUs for the controller, in order, with the counts its bound needs
 /// kept as PDUs come and go (a flood makes counting by scanning too slow).
+///
+/// The queue is `slots[head...]`. Taking the head empties its slot at once (what it
+/// holds is released) and moves `head` on; the emptied prefix is dropped once it is at
+/// least half the array. So taking from the front costs O(1) amortised where an array's
+/// `removeFirst` moves every PDU behind it: a notification burst keeps up to 256 queued
+/// and takes one per credit.
 struct OutgoingQueue: Sendable {
-    private(set) var pdus: [OutgoingPDU] = []
+    private var slots: [OutgoingPDU?] = []
+    private var head = 0
     private(set) var hostPDUs = 0
     private(set) var hostBytes = 0
     private(set) var answers = 0
 
-    var count: Int { pdus.count }
-    var first: OutgoingPDU? { pdus.first }
-    var hasUnsentFragments: Bool { pdus.contains { $0.hasUnsentFragments } }
+    var count: Int { slots.count - head }
+    /// The array's length, taken slots included: less than twice ``count``.
+    var storedSlots: Int { slots.count }
+    var first: OutgoingPDU? { head < slots.count ? slots[head] : nil }
+    var hasUnsentFragments: Bool { slots[head...].contains { $0?.hasUnsentFragments == true } }
 
     /// Whether a PDU of `origin` and `payloadBytes` fits under `limit`.
     func admits(_ origin: OutgoingOrigin, payloadBytes: Int, under limit: OutgoingLimit) -> Bool {
@@ -81,36 +90,49 @@ struct OutgoingQueue: Sendable {
     }
 
     mutating func append(_ pdu: OutgoingPDU) {
-        pdus.append(pdu)
+        slots.append(pdu)
         adjust(for: pdu, by: 1)
     }
 
-    mutating func removeFirst() -> OutgoingPDU {
-        let pdu = pdus.removeFirst()
+    /// The head PDU, taken off the queue; nil when the queue is empty.
+    mutating func removeFirst() -> OutgoingPDU? {
+        guard head < slots.count, let pdu = slots[head] else { return nil }
+        slots[head] = nil
+        head += 1
+        if head == slots.count {
+            slots.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head * 2 >= slots.count {
+            slots.removeFirst(head)
+            head = 0
+        }
         adjust(for: pdu, by: -1)
         return pdu
     }
 
-    /// Empties the queue, returning what must learn that its PDU will never be sent.
+    /// What must learn that its PDU will never be sent if the queue goes now.
+    var completions: [OutgoingPDU.Completion] { slots[head...].compactMap { $0?.completion } }
+
+    /// Empties the queue, returning ``completions``.
     mutating func removeAll() -> [OutgoingPDU.Completion] {
         defer { self = OutgoingQueue() }
-        return pdus.compactMap(\.completion)
+        return completions
     }
 
     /// The next fragment to hand the driver, marked as handed.
     mutating func takeNextFragment() -> (pduID: UInt64, packet: ACLDataPacket)? {
-        guard let index = pdus.firstIndex(where: \.hasUnsentFragments) else { return nil }
-        let pdu = pdus[index]
-        pdus[index].nextFragment += 1
+        guard let index = slots[head...].firstIndex(where: { $0?.hasUnsentFragments == true }),
+              let pdu = slots[index] else { return nil }
+        slots[index]?.nextFragment += 1
         return (pdu.id, pdu.fragments[pdu.nextFragment])
     }
 
     /// Adds `completion` to the last PDU's, which stands for all before it (one queue, sent
     /// in order). False when the queue is empty.
     mutating func chainToLast(_ completion: @escaping OutgoingPDU.Completion) -> Bool {
-        guard let last = pdus.indices.last else { return false }
-        let previous = pdus[last].completion
-        pdus[last].completion = { result in
+        guard head < slots.count, let last = slots.indices.last else { return false }
+        let previous = slots[last]?.completion
+        slots[last]?.completion = { result in
             previous?(result)
             completion(result)
         }
