@@ -435,9 +435,9 @@ public final class PeripheralManager: Sendable {
         if !counted.isEmpty {
             links.withLock { links in links.statistics.valuesWithheldFromChangeUnaware += counted.count { links.servers[$0] != nil } }
         }
-        for (bearer, subscribed) in recipients.subscribers.sorted(by: { $0.key < $1.key })
-        where only?.contains(bearer) ?? true {
-            let configuration = kind.map(subscribed.intersection) ?? subscribed
+        for subscriber in recipients.subscribers where only?.contains(subscriber.bearer) ?? true {
+            let bearer = subscriber.bearer
+            let configuration = kind.map(subscriber.configuration.intersection) ?? subscriber.configuration
             guard !configuration.isEmpty else { continue }
             guard let server = links.withLock({ $0.servers[bearer] }) else { continue }
             guard recipients.access.denial(on: server.context.security) == nil else {

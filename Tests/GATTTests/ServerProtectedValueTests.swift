@@ -56,6 +56,6 @@ import Testing
         let access = try #require(cccd.permissions.write)
         #expect(access.denial(on: open.security) == .insufficientAuthentication)
         #expect(await store.write(try #require(store.attribute(at: 0x0011)), value: [1, 0], kind: .request, context: open) == nil)
-        #expect(store.recipients(of: 0x0010).subscribers == [1: .notification])
+        #expect(store.recipients(of: 0x0010).subscribers == [GATTRecipients.Subscriber(bearer: 1, configuration: .notification)])
     }
 }

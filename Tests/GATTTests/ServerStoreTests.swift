@@ -145,6 +145,25 @@ import Testing
         #expect(try await read(store, 0x0016, bearer: 2) == .success([0x00, 0x00]))
     }
 
+    /// `recipients(of:)` keeps its answer per value handle between calls: every change of a
+    /// client's state (a CCCD written, cleared, a bearer closed) is seen by the next call.
+    @Test func recipientsFollowEveryClientChange() async throws {
+        let store = try Self.makeStore()
+        func recipients() -> [GATTRecipients.Subscriber] { store.recipients(of: 0x0014).subscribers }
+        #expect(recipients().isEmpty)
+        #expect(try await write(store, 0x0016, [0x01, 0x00], bearer: 2) == nil)
+        #expect(recipients() == [GATTRecipients.Subscriber(bearer: 2, configuration: .notification)])
+        #expect(try await write(store, 0x0016, [0x02, 0x00], bearer: 1) == nil)
+        #expect(recipients() == [
+            GATTRecipients.Subscriber(bearer: 1, configuration: .indication),
+            GATTRecipients.Subscriber(bearer: 2, configuration: .notification),
+        ])
+        #expect(try await write(store, 0x0016, [0x00, 0x00], bearer: 1) == nil)
+        #expect(recipients().map(\.bearer) == [2])
+        store.bearerClosed(Self.context(2))
+        #expect(recipients().isEmpty)
+    }
+
     @Test func clientSupportedFeaturesCannotBeCleared() async throws {
         let store = try Self.makeStore()
         #expect(try await read(store, 0x000B) == .success([0x00]))
@@ -349,15 +368,15 @@ import Testing
             #expect(try await write(store, 0x0009, [0x02, 0x00], bearer: bearer) == nil)
         }
         #expect(try await write(store, 0x000B, [0x01], bearer: 1) == nil)
-        #expect(store.recipients(of: 0x0014).subscribers.keys.sorted() == [1, 2])
+        #expect(store.recipients(of: 0x0014).subscribers.map(\.bearer) == [1, 2])
         _ = try store.addServices([declaredBattery()])
         let withheld = store.recipients(of: 0x0014)
-        #expect(withheld.subscribers.keys.sorted() == [2] && withheld.withheld == [1])
+        #expect(withheld.subscribers.map(\.bearer) == [2] && withheld.withheld == [1])
         #expect(store.subscribers(of: 0x0014).keys.sorted() == [1, 2], "the CCCD itself is kept")
-        #expect(store.recipients(of: 0x0008).subscribers.keys.sorted() == [1, 2], "Service Changed still goes")
+        #expect(store.recipients(of: 0x0008).subscribers.map(\.bearer) == [1, 2], "Service Changed still goes")
         #expect(store.admit(Self.readRequest, context: Self.context(1)) == .databaseOutOfSync)
         #expect(store.admit(Self.readRequest, context: Self.context(1)) == nil)
-        #expect(store.recipients(of: 0x0014).subscribers.keys.sorted() == [1, 2])
+        #expect(store.recipients(of: 0x0014).subscribers.map(\.bearer) == [1, 2])
         #expect(store.recipients(of: 0x0014).withheld.isEmpty)
     }
 

@@ -3,11 +3,22 @@ import ATT
 /// Whom a new value of a characteristic goes to, as ``GATTServerStore/recipients(of:)``
 /// finds them.
 public struct GATTRecipients: Sendable, Equatable {
-    /// The subscribers, with what each asked for (its CCCD), less the change-unaware
-    /// clients that enabled robust caching: nothing but the Service Changed indication may
-    /// go to those (Part G 2.5.2.1).
-    public var subscribers: [UInt16: ClientCharacteristicConfiguration]
-    /// The bearers of those change-unaware clients.
+    /// A subscribed client: its bearer and what it asked for (its CCCD).
+    public struct Subscriber: Sendable, Equatable {
+        public var bearer: UInt16
+        public var configuration: ClientCharacteristicConfiguration
+
+        public init(bearer: UInt16, configuration: ClientCharacteristicConfiguration) {
+            self.bearer = bearer
+            self.configuration = configuration
+        }
+    }
+
+    /// The subscribers in bearer order, less the change-unaware clients that enabled
+    /// robust caching: nothing but the Service Changed indication may go to those (Part G
+    /// 2.5.2.1).
+    public var subscribers: [Subscriber]
+    /// The bearers of those change-unaware clients, in order.
     public var withheld: [UInt16]
     /// What a subscriber's link must have for the value to go to it: what reading the
     /// value asks and what writing its CCCD asks, the stronger of each. The store does not

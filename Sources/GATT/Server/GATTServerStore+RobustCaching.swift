@@ -68,20 +68,24 @@ extension GATTServerStore.State {
             supportedFeatures: client.supportedFeatures.rawValue, databaseHash: hash, wasChangeAware: client.isChangeAware)
     }
 
-    /// ``GATTServerStore/recipients(of:)`` under the lock.
-    func recipients(of valueHandle: UInt16) -> GATTRecipients {
+    /// ``GATTServerStore/recipients(of:)`` under the lock, kept until a client or the
+    /// layout changes: a stream of notifications asks for the same answer every time.
+    mutating func recipients(of valueHandle: UInt16) -> GATTRecipients {
+        if let known = recipientsByValueHandle[valueHandle] { return known }
         let serviceChanged = valueHandle == table.handle(of: .serviceChanged)
-        var subscribers: [UInt16: ClientCharacteristicConfiguration] = [:]
+        var subscribers: [GATTRecipients.Subscriber] = []
         var withheld: [UInt16] = []
-        for (bearer, client) in clients {
+        for (bearer, client) in clients.sorted(by: { $0.key < $1.key }) {
             guard let configuration = client.configurations[valueHandle] else { continue }
             if !serviceChanged, !client.isChangeAware, client.supportedFeatures.contains(.robustCaching) {
                 withheld.append(bearer)
             } else {
-                subscribers[bearer] = configuration
+                subscribers.append(GATTRecipients.Subscriber(bearer: bearer, configuration: configuration))
             }
         }
-        return GATTRecipients(subscribers: subscribers, withheld: withheld, access: table.deliveryAccess(of: valueHandle))
+        let recipients = GATTRecipients(subscribers: subscribers, withheld: withheld, access: table.deliveryAccess(of: valueHandle))
+        recipientsByValueHandle[valueHandle] = recipients
+        return recipients
     }
 }
 

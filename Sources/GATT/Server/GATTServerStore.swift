@@ -15,10 +15,17 @@ public final class GATTServerStore: ATTAttributeStore {
 
     struct State: Sendable {
         var database: GATTDatabase
-        var table: GATTAttributeTable
+        var table: GATTAttributeTable {
+            didSet { recipientsByValueHandle = [:] }
+        }
         /// The Database Hash as the characteristic carries it.
         var hash: [UInt8]
-        var clients: [UInt16: GATTServerClient] = [:]
+        var clients: [UInt16: GATTServerClient] = [:] {
+            didSet { recipientsByValueHandle = [:] }
+        }
+        /// ``recipients(of:)``'s answers since the clients or the layout last changed (at
+        /// most one per value handle).
+        var recipientsByValueHandle: [UInt16: GATTRecipients] = [:]
         /// By bearer number, the ``ATTServerContext/instance`` of the last bearer that
         /// closed with it (at most one entry per number).
         var closedInstances: [UInt16: UInt64] = [:]
