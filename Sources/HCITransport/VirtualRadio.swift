@@ -39,13 +39,16 @@ public final class VirtualRadio: Sendable {
     /// advertiser to find.
     public static let defaultArguments = ["--tcp", "--peripheral", "--advertiser"]
 
-    /// Starts the radio and waits for its ready line.
+    /// Starts the radio and waits for its ready line, at most `readyTimeout`. Python and
+    /// Bumble start in about a second on an idle machine and took 8-9 s within the full
+    /// test suite on 2 cores (once over 15 s, the old bound): the bound is for a radio that
+    /// hangs, so it is far above any working start.
     /// - Parameters:
     ///   - script: the radio script; found by ``findScript()`` when nil.
     ///   - python: the interpreter; found by ``findPython(script:)`` when nil.
     public static func launch(
         arguments: [String] = defaultArguments, script: String? = nil, python: String? = nil,
-        readyTimeout: Duration = .seconds(15)
+        readyTimeout: Duration = .seconds(60)
     ) throws(TransportError) -> VirtualRadio {
         let script = if let script { script } else { try findScript() }
         let python = python ?? findPython(script: script)
