@@ -99,10 +99,7 @@ struct OutgoingQueue: Sendable {
         guard head < slots.count, let pdu = slots[head] else { return nil }
         slots[head] = nil
         head += 1
-        if head == slots.count {
-            slots.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head * 2 >= slots.count {
+        if head * 2 >= slots.count {
             slots.removeFirst(head)
             head = 0
         }
@@ -130,7 +127,8 @@ struct OutgoingQueue: Sendable {
     /// Adds `completion` to the last PDU's, which stands for all before it (one queue, sent
     /// in order). False when the queue is empty.
     mutating func chainToLast(_ completion: @escaping OutgoingPDU.Completion) -> Bool {
-        guard head < slots.count, let last = slots.indices.last else { return false }
+        guard head < slots.count else { return false }
+        let last = slots.count - 1
         let previous = slots[last]?.completion
         slots[last]?.completion = { result in
             previous?(result)
