@@ -57,16 +57,26 @@ public struct ACLDataPacket: Sendable, Equatable {
         data = reader.readRemaining()
     }
 
-    /// The packet: header, Data_Total_Length, data. Data beyond 65535 bytes is not encoded.
-    public func encode() -> [UInt8] {
-        let body = data.prefix(Int(UInt16.max))
-        var writer = ByteWriter(capacity: Self.headerSize + body.count)
-        let header = connectionHandle & connectionHandleMask
+    /// The data encoded: all of it, up to the 65535 octets Data_Total_Length can count.
+    var encodedData: ArraySlice<UInt8> { data.prefix(Int(UInt16.max)) }
+
+    /// The 4-octet header of the encoded packet: handle and flags, then Data_Total_Length
+    /// of ``encodedData``, both little endian.
+    var header: (UInt8, UInt8, UInt8, UInt8) {
+        let field = connectionHandle & connectionHandleMask
             | UInt16(packetBoundary.rawValue) << 12
             | UInt16(broadcast.rawValue) << 14
-        writer.write(header)
-        writer.write(UInt16(body.count))
-        writer.write(contentsOf: body)
-        return writer.bytes
+        let length = UInt16(encodedData.count)
+        return (UInt8(truncatingIfNeeded: field), UInt8(field >> 8), UInt8(truncatingIfNeeded: length), UInt8(length >> 8))
+    }
+
+    /// The packet: ``header``, then ``encodedData``.
+    public func encode() -> [UInt8] {
+        let body = encodedData
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Self.headerSize + body.count)
+        withUnsafeBytes(of: header) { bytes += $0 }
+        bytes += body
+        return bytes
     }
 }

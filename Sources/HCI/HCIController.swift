@@ -38,6 +38,11 @@ public final class HCIController: Sendable {
         let completesWithStatus: Bool
     }
 
+    /// Where ACL data goes, as ``State`` keeps it (see `State.acl`).
+    struct ACLReceiver: Sendable {
+        var handler: ACLHandler?
+    }
+
     struct State: Sendable {
         var nextID: UInt64 = 1
         var commandCredits = 1
@@ -55,7 +60,10 @@ public final class HCIController: Sendable {
             didSet { eventHandlerList = eventHandlers.sorted { $0.key < $1.key }.map(\.value) }
         }
         var eventHandlerList: [EventHandler] = []
-        var aclHandler: ACLHandler?
+        /// In a struct: a closure read out of the lock on its own comes back wrapped in a
+        /// new reabstraction thunk (an allocation per ACL packet); a struct's field is read
+        /// as it is.
+        var acl = ACLReceiver()
         var aclFlow = ACLFlowControl(total: 0)
         /// Handles whose Disconnection Complete arrived and that no new connection has
         /// reused yet: ACL for them is refused instead of taking a credit that never returns.
@@ -281,7 +289,7 @@ public final class HCIController: Sendable {
                 logger.droppedInput("malformed ACL packet dropped", counter: "malformedACLPackets", count: count, metadata: ["bytes": .prefix(packet.bytes)])
                 return
             }
-            state.withLock { $0.aclHandler }?(acl)
+            state.withLock { $0.acl }.handler?(acl)
         case .command, .sco, .iso:
             break
         }
@@ -421,7 +429,7 @@ public final class HCIController: Sendable {
 
     /// Where incoming ACL data goes (L2CAP). One handler: the layer above demultiplexes.
     public func setACLHandler(_ handler: ACLHandler?) {
-        state.withLock { $0.aclHandler = handler }
+        state.withLock { $0.acl.handler = handler }
     }
 
     /// How many statuses a ``statusUpdates()`` stream keeps for a reader that falls behind.
@@ -528,12 +536,18 @@ public final class HCIController: Sendable {
         return .success(state.aclWaiters.isEmpty && state.aclFlow.acquire(handle: handle))
     }
 
+    /// Header and data go to the transport apart: no encoded copy of the packet is made.
     private func transmit(_ packet: ACLDataPacket) throws(HCIError) {
-        do {
-            try transport.post(HCIPacket(.acl, packet.encode()))
-        } catch {
-            throw .transportClosed(error)
+        let header = packet.header
+        let posted: Result<Void, TransportError> = withUnsafeBytes(of: header) { header in
+            do throws(TransportError) {
+                try transport.post(.acl, header: header, body: packet.encodedData)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
         }
+        if case .failure(let error) = posted { throw .transportClosed(error) }
     }
 
     /// Credits the controller holds free right now (for tests and diagnostics).

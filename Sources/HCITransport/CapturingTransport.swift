@@ -43,6 +43,11 @@ public final class CapturingTransport: HCITransport {
         try base.post(packet)
     }
 
+    public func post(_ type: HCIPacketType, header: UnsafeRawBufferPointer, body: ArraySlice<UInt8>) throws(TransportError) {
+        observe(HCIPacket(type, Array(header) + body), .hostToController)
+        try base.post(type, header: header, body: body)
+    }
+
     public func close() {
         base.close()
         finish()

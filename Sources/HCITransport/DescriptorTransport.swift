@@ -114,13 +114,21 @@ public final class DescriptorTransport: HCITransport {
         try write(packet, waits: false)
     }
 
+    public func post(_ type: HCIPacketType, header: UnsafeRawBufferPointer, body: ArraySlice<UInt8>) throws(TransportError) {
+        try write(type, header, body, waits: false)
+    }
+
     private func write(_ packet: HCIPacket, waits: Bool) throws(TransportError) {
-        let count = packet.bytes.count + 1
-        let result: Result<Void, TransportError> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { frame in
-            frame[0] = packet.type.rawValue
-            _ = packet.bytes.withUnsafeBufferPointer { body in
-                UnsafeMutableBufferPointer(rebasing: frame[1...]).initialize(fromContentsOf: body)
-            }
+        try write(packet.type, UnsafeRawBufferPointer(start: nil, count: 0), packet.bytes[...], waits: waits)
+    }
+
+    /// Writes the H4 frame: the type octet, `header`, `body`.
+    private func write(_ type: HCIPacketType, _ header: UnsafeRawBufferPointer, _ body: ArraySlice<UInt8>, waits: Bool) throws(TransportError) {
+        let count = 1 + header.count + body.count
+        let result: Result<Void, TransportError> = withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { frame in
+            frame[0] = type.rawValue
+            UnsafeMutableRawBufferPointer(rebasing: frame[1...]).copyMemory(from: header)
+            body.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: frame[(1 + header.count)...]).copyMemory(from: $0) }
             do throws(TransportError) {
                 try loop.write(UnsafeRawBufferPointer(frame), timeout: sendTimeout, waits: waits)
                 return .success(())

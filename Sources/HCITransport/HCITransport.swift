@@ -24,6 +24,11 @@ public protocol HCITransport: AnyObject, Sendable {
     /// ``send(_:)``.
     func post(_ packet: HCIPacket) throws(TransportError)
 
+    /// ``post(_:)`` of a packet given as its header and body apart, so a sender that keeps
+    /// them apart (the driver: an ACL packet's 4-octet header before L2CAP's octets) builds
+    /// no packet of its own for each one. Default: joins them and posts the packet.
+    func post(_ type: HCIPacketType, header: UnsafeRawBufferPointer, body: ArraySlice<UInt8>) throws(TransportError)
+
     /// Stops the reader thread and closes the descriptor. Idempotent.
     func close()
 
@@ -39,6 +44,10 @@ extension HCITransport {
     public var kernelAdapter: Int? { nil }
 
     public func post(_ packet: HCIPacket) throws(TransportError) { try send(packet) }
+
+    public func post(_ type: HCIPacketType, header: UnsafeRawBufferPointer, body: ArraySlice<UInt8>) throws(TransportError) {
+        try post(HCIPacket(type, Array(header) + body))
+    }
 
     /// True on `hci-raw:N` (``kernelAdapter`` is set).
     public var sharesControllerWithKernel: Bool { kernelAdapter != nil }

@@ -62,4 +62,22 @@ import TestSupport
         release.signal()
         #expect(readExactly(controller, acl[2].h4Bytes.count) == acl[2].h4Bytes)
     }
+
+    /// A packet posted as header and body apart (the driver's ACL path) is the same H4
+    /// frame as the whole packet posted, and a capture wrapped around the stream sees the
+    /// whole packet.
+    @Test func aPacketPostedAsHeaderAndBodyIsTheSameFrame() throws {
+        let (controller, stream) = try streamPair()
+        defer { close(controller) }
+        let seen = Lock<[HCIPacket]>([])
+        let transport = CapturingTransport(stream, observe: { packet, _ in seen.withLock { $0.append(packet) } })
+        try transport.start(receive: { _ in }, closed: { _ in })
+        defer { transport.close() }
+        let header: [UInt8] = [0x40, 0x00, 0x07, 0x00]
+        let body: [UInt8] = [0xEE, 0x03, 0x00, 0x04, 0x00, 0x1B, 0x2A, 0x00, 0x64, 0xEE]
+        try header.withUnsafeBytes { try transport.post(.acl, header: $0, body: body[1..<8]) }
+        let whole = HCIPacket(.acl, header + body[1..<8])
+        #expect(readExactly(controller, whole.h4Bytes.count) == whole.h4Bytes)
+        #expect(seen.withLock { $0 } == [whole])
+    }
 }
