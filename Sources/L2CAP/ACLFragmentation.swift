@@ -9,20 +9,21 @@ public enum ACLFragmentation {
     /// The fragments of `frame`; `maximumLength` is clamped to at least one byte.
     public static func fragments(of frame: BasicFrame, connectionHandle: UInt16, maximumLength: Int) -> [ACLDataPacket] {
         let bytes = frame.encode()
-        let size = max(1, maximumLength)
-        var packets: [ACLDataPacket] = []
-        packets.reserveCapacity((bytes.count + size - 1) / size)
-        var offset = 0
-        while offset < bytes.count {
-            let end = min(bytes.count, offset + size)
-            packets.append(ACLDataPacket(
-                connectionHandle: connectionHandle,
-                packetBoundary: offset == 0 ? .firstNonFlushable : .continuing,
-                broadcast: .pointToPoint,
-                data: Array(bytes[offset..<end])
-            ))
-            offset = end
+        return stride(from: 0, to: bytes.count, by: max(1, maximumLength)).map {
+            fragment(of: bytes, at: $0, connectionHandle: connectionHandle, maximumLength: maximumLength)
         }
-        return packets
+    }
+
+    /// The fragment of the encoded B-frame `bytes` that starts at `offset` (a multiple of
+    /// `maximumLength`, clamped as above, below `bytes.count`). A frame that fits one
+    /// packet is the packet's data as it is, not a copy.
+    public static func fragment(of bytes: [UInt8], at offset: Int, connectionHandle: UInt16, maximumLength: Int) -> ACLDataPacket {
+        let end = min(bytes.count, offset + max(1, maximumLength))
+        return ACLDataPacket(
+            connectionHandle: connectionHandle,
+            packetBoundary: offset == 0 ? .firstNonFlushable : .continuing,
+            broadcast: .pointToPoint,
+            data: offset == 0 && end == bytes.count ? bytes : Array(bytes[offset..<end])
+        )
     }
 }

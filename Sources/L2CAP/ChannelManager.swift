@@ -133,7 +133,7 @@ public final class ChannelManager: Sendable {
         }
         let found: (serial: UInt64, drain: Bool)? = state.withLock { state in
             guard let serial = state.connections[handle]?.serial else { return nil }
-            state.connections[handle]?.handlers[channel] = handler
+            state.connections[handle]?.handlers[channel] = handler.map(ChannelHandlerEntry.init)
             guard handler != nil, state.connections[handle]?.registered.insert(channel).inserted == true,
                   state.connections[handle]?.early[channel] != nil else { return (serial, false) }
             state.connections[handle]?.draining.insert(channel)
@@ -259,7 +259,7 @@ public final class ChannelManager: Sendable {
             requests: connection.pendingRequests.values.sorted().compactMap {
                 state.signalingAnswers.fulfill(id: $0, with: .failed(.disconnected(reason: reason)))
             },
-            handlers: connection.handlers.keys.sorted { $0.rawValue < $1.rawValue }.compactMap { connection.handlers[$0] },
+            handlers: connection.handlers.keys.sorted { $0.rawValue < $1.rawValue }.compactMap { connection.handlers[$0]?.deliver },
             connectionHandler: state.connectionHandler
         )
     }
@@ -272,7 +272,7 @@ public final class ChannelManager: Sendable {
         // Counted under the lock, logged after it.
         var drops: [(drop: String, counter: String, count: Int)] = []
         var overflowDrops: Int?
-        let delivery: (BasicFrame, ChannelHandler?)? = state.withLock { state in
+        let delivery: (BasicFrame, ChannelHandlerEntry?)? = state.withLock { state in
             guard let (frame, dropped) = state.withConnection(handle, { $0.reassembler.receive(packet) }) else {
                 state.statistics.unknownConnectionFragments += 1
                 drops.append(("ACL data for no known connection", "unknownConnectionFragments", state.statistics.unknownConnectionFragments))
@@ -284,7 +284,7 @@ public final class ChannelManager: Sendable {
                 guard case let .exceedsChannelMaximum(channel, length, _, prefix) = drop else { continue }
                 if channel == .leSignaling {
                     rejectOversizedSignaling(prefix: prefix, handle: handle, state: &state)
-                } else if let handler = state.connections[handle]?.handlers[channel] {
+                } else if let handler = state.connections[handle]?.handlers[channel]?.deliver {
                     oversized.append((handler, .oversized(length: length, prefix: prefix)))
                 }
             }
@@ -323,7 +323,7 @@ public final class ChannelManager: Sendable {
         for (handler, event) in oversized { handler(event) }
         guard let (frame, handler) = delivery else { return }
         if let handler {
-            handler(.received(frame.payload))
+            handler.deliver(.received(frame.payload))
         } else {
             receiveSignaling(frame.payload, handle: handle)
         }

@@ -110,9 +110,9 @@ extension ChannelManager {
         }
         let length = controller.aclPacketLength
         guard length > 0 else { return .refused(.controllerNotReady) }
-        let fragments = ACLFragmentation.fragments(of: frame, connectionHandle: handle, maximumLength: length)
-        let id = state.makeID()
-        let pdu = OutgoingPDU(id: id, fragments: fragments, origin: origin, payloadBytes: frame.payload.count, completion: completion)
+        let pdu = OutgoingPDU(
+            id: state.makeID(), frame: frame.encode(), connectionHandle: handle, fragmentLength: length, origin: origin,
+            payloadBytes: frame.payload.count, completion: completion)
         state.withConnection(handle) { $0.outgoing.append(pdu) }
         if !state.readyOrder.contains(handle) { state.readyOrder.append(handle) }
         if startingPump, !state.pumpRunning {
@@ -173,17 +173,15 @@ extension ChannelManager {
     /// connection accessors would be boxed in a new thunk every time).
     private func fragmentSent(_ next: Fragment) -> OutgoingPDU? {
         state.withLock { state in
+            // The link may have ended (or its handle been reused) meanwhile: then the PDU
+            // was already failed and is not at the head any more.
+            guard let (sent, more) = state.withConnection(next.handle, { connection in
+                (connection.outgoing.removeFirst(ifHanded: next.pduID), connection.outgoing.hasUnsentFragments)
+            }) else { return nil }
             // Back of the line only now, so a connection that became ready while this
             // fragment waited for its credit is served before this one's next fragment.
-            if state.withConnection(next.handle, { $0.outgoing.hasUnsentFragments }) == true, !state.readyOrder.contains(next.handle) {
-                state.readyOrder.append(next.handle)
-            }
-            return state.withConnection(next.handle) { connection -> OutgoingPDU? in
-                // The link may have ended (or its handle been reused) meanwhile: then the
-                // PDU was already failed and is not at the head any more.
-                guard let head = connection.outgoing.first, head.id == next.pduID, !head.hasUnsentFragments else { return nil }
-                return connection.outgoing.removeFirst()
-            } ?? nil
+            if more, !state.readyOrder.contains(next.handle) { state.readyOrder.append(next.handle) }
+            return sent
         }
     }
 

@@ -7,7 +7,9 @@ struct ConnectionState: Sendable {
     /// the same (reused) handle finds nothing.
     let serial: UInt64
     var reassembler: ACLReassembler
-    var handlers: [ChannelIdentifier: ChannelManager.ChannelHandler] = [:]
+    /// Each handler in a struct: a closure kept as a dictionary's value is stored wrapped
+    /// in a thunk and comes back out wrapped in another, an allocation per PDU received.
+    var handlers: [ChannelIdentifier: ChannelHandlerEntry] = [:]
     /// SDUs that came for a served channel before its first handler was set (a peer's
     /// Pairing Request racing the code that sets up SMP for a new connection); handed to
     /// that handler, in order, when it is set. A few at most: the rest are dropped.
@@ -44,4 +46,9 @@ struct ConnectionState: Sendable {
         }
         return nil
     }
+}
+
+/// A channel's handler as a dictionary's value (see ``ConnectionState/handlers``).
+struct ChannelHandlerEntry: Sendable {
+    let deliver: ChannelManager.ChannelHandler
 }

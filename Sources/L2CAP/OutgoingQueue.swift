@@ -42,20 +42,31 @@ enum EnqueueOutcome: Sendable, Equatable {
     case refused(L2CAPError)
 }
 
-/// One queued outgoing B-frame, already fragmented. It stays at the head of its
-/// connection's queue until its last fragment is in the controller, so a disconnection
-/// fails it even mid-PDU.
+/// One queued outgoing B-frame, encoded; its ACL fragments are cut as they are handed to
+/// the driver. It stays at the head of its connection's queue until its last fragment is
+/// in the controller, so a disconnection fails it even mid-PDU.
 struct OutgoingPDU: Sendable {
     typealias Completion = @Sendable (Result<Void, L2CAPError>) -> Void
 
     let id: UInt64
-    let fragments: [ACLDataPacket]
+    let frame: [UInt8]
+    let connectionHandle: UInt16
+    /// The controller's ACL data length when the PDU was queued: each fragment's most.
+    let fragmentLength: Int
     let origin: OutgoingOrigin
     let payloadBytes: Int
-    var nextFragment = 0
+    /// Octets of `frame` handed to the driver so far.
+    var handedBytes = 0
     var completion: Completion?
 
-    var hasUnsentFragments: Bool { nextFragment < fragments.count }
+    var hasUnsentFragments: Bool { handedBytes < frame.count }
+
+    /// The next fragment, counted as handed.
+    mutating func takeNextFragment() -> ACLDataPacket {
+        let packet = ACLFragmentation.fragment(of: frame, at: handedBytes, connectionHandle: connectionHandle, maximumLength: fragmentLength)
+        handedBytes += packet.data.count
+        return packet
+    }
 }
 
 /// One connection's PDUs for the controller, in order, with the counts its bound needs
@@ -66,9 +77,16 @@ struct OutgoingPDU: Sendable {
 /// least half the array. So taking from the front costs O(1) amortised where an array's
 /// `removeFirst` moves every PDU behind it: a notification burst keeps up to 256 queued
 /// and takes one per credit.
+///
+/// Fragments are handed to the driver in queue order, so `unsent` marks the first PDU with
+/// fragments not yet handed: every PDU before it is wholly handed, every one after it
+/// untouched, and finding the next fragment costs O(1), not a scan past the PDUs waiting
+/// for their credits.
 struct OutgoingQueue: Sendable {
     private var slots: [OutgoingPDU?] = []
     private var head = 0
+    /// The slot of the first PDU with fragments not yet handed; `slots.count` when none.
+    private var unsent = 0
     private(set) var hostPDUs = 0
     private(set) var hostBytes = 0
     private(set) var answers = 0
@@ -77,7 +95,7 @@ struct OutgoingQueue: Sendable {
     /// The array's length, taken slots included: less than twice ``count``.
     var storedSlots: Int { slots.count }
     var first: OutgoingPDU? { head < slots.count ? slots[head] : nil }
-    var hasUnsentFragments: Bool { slots[head...].contains { $0?.hasUnsentFragments == true } }
+    var hasUnsentFragments: Bool { unsent < slots.count }
 
     /// Whether a PDU of `origin` and `payloadBytes` fits under `limit`.
     func admits(_ origin: OutgoingOrigin, payloadBytes: Int, under limit: OutgoingLimit) -> Bool {
@@ -91,6 +109,7 @@ struct OutgoingQueue: Sendable {
 
     mutating func append(_ pdu: OutgoingPDU) {
         slots.append(pdu)
+        skipHandedPDUs()
         adjust(for: pdu, by: 1)
     }
 
@@ -99,12 +118,21 @@ struct OutgoingQueue: Sendable {
         guard head < slots.count, let pdu = slots[head] else { return nil }
         slots[head] = nil
         head += 1
+        unsent = max(unsent, head)
         if head * 2 >= slots.count {
             slots.removeFirst(head)
+            unsent -= head
             head = 0
         }
         adjust(for: pdu, by: -1)
         return pdu
+    }
+
+    /// The head PDU, taken off the queue when it is `id` and all its fragments have been
+    /// handed; else nil.
+    mutating func removeFirst(ifHanded id: UInt64) -> OutgoingPDU? {
+        guard head < unsent, slots[head]?.id == id else { return nil }
+        return removeFirst()
     }
 
     /// What must learn that its PDU will never be sent if the queue goes now.
@@ -118,10 +146,14 @@ struct OutgoingQueue: Sendable {
 
     /// The next fragment to hand the driver, marked as handed.
     mutating func takeNextFragment() -> (pduID: UInt64, packet: ACLDataPacket)? {
-        guard let index = slots[head...].firstIndex(where: { $0?.hasUnsentFragments == true }),
-              let pdu = slots[index] else { return nil }
-        slots[index]?.nextFragment += 1
-        return (pdu.id, pdu.fragments[pdu.nextFragment])
+        guard unsent < slots.count, let packet = slots[unsent]?.takeNextFragment(), let id = slots[unsent]?.id else { return nil }
+        skipHandedPDUs()
+        return (id, packet)
+    }
+
+    /// Moves `unsent` past PDUs with nothing left to hand.
+    private mutating func skipHandedPDUs() {
+        while unsent < slots.count, slots[unsent]?.hasUnsentFragments != true { unsent += 1 }
     }
 
     /// Adds `completion` to the last PDU's, which stands for all before it (one queue, sent

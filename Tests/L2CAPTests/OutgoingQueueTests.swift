@@ -1,16 +1,17 @@
 import BluetoothCore
 import HCI
 @testable import L2CAP
+import TestSupport
 import Testing
 
 /// One connection's queue for the controller, against a plain array kept beside it: order,
 /// the counts its bound is decided by, and what stays allocated once the head has moved on.
 @Suite struct OutgoingQueueTests {
+    /// A PDU of `fragments` one-octet fragments.
     static func pdu(_ id: UInt64, origin: OutgoingOrigin = .host, fragments: Int = 1, completion: OutgoingPDU.Completion? = nil) -> OutgoingPDU {
-        let packets = (0..<fragments).map { index in
-            ACLDataPacket(connectionHandle: 0x40, packetBoundary: index == 0 ? .firstNonFlushable : .continuing, data: [UInt8(truncatingIfNeeded: id)])
-        }
-        return OutgoingPDU(id: id, fragments: packets, origin: origin, payloadBytes: Int(id % 7) + 1, completion: completion)
+        OutgoingPDU(
+            id: id, frame: [UInt8](repeating: UInt8(truncatingIfNeeded: id), count: fragments), connectionHandle: 0x40,
+            fragmentLength: 1, origin: origin, payloadBytes: Int(id % 7) + 1, completion: completion)
     }
 
     /// A burst's pattern (fill to 256, then one out per one in, then drain), with answers
@@ -74,5 +75,36 @@ import Testing
         for completion in queue.removeAll() { completion(.failure(.controllerNotReady)) }
         #expect(completed.withLock { $0 } == [1, 2, 3])
         #expect(queue.count == 0 && queue.storedSlots == 0)
+    }
+
+    /// Fragments handed and PDUs taken as L2CAP's pump does (the head leaves only once all
+    /// its fragments are handed), in a seeded random order over compactions: the queue
+    /// hands the same fragment as a scan of a plain array for the first PDU with one left.
+    @Test func handsFragmentsAsAScanWouldAcrossCompactions() {
+        var queue = OutgoingQueue()
+        var model: [(id: UInt64, fragments: Int, handed: Int)] = []
+        var random = SeededRandom(seed: 0x0F0E)
+        var nextID: UInt64 = 0
+        for _ in 0..<20_000 {
+            switch random.next() % 3 {
+            case 0 where model.count < 300:
+                let fragments = Int(random.next() % 3) + 1
+                queue.append(Self.pdu(nextID, fragments: fragments))
+                model.append((nextID, fragments, 0))
+                nextID += 1
+            case 1:
+                let index = model.firstIndex { $0.handed < $0.fragments }
+                let taken = queue.takeNextFragment()
+                #expect(taken?.pduID == index.map { model[$0].id })
+                if let index { model[index].handed += 1 }
+            default:
+                guard let first = model.first else { continue }
+                let handed = first.handed == first.fragments
+                #expect(queue.removeFirst(ifHanded: first.id)?.id == (handed ? first.id : nil))
+                if handed { model.removeFirst() }
+            }
+            #expect(queue.hasUnsentFragments == model.contains { $0.handed < $0.fragments })
+            #expect(queue.count == model.count)
+        }
     }
 }
