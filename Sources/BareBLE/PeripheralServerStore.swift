@@ -13,6 +13,9 @@ final class PeripheralServerStore: ATTAttributeStore {
     /// generic value and back into it), so each request grew a chain that every later call
     /// walked, until the stack overflowed.
     private let hooks = Lock(Hooks())
+    /// The hooks, read whole: a closure read out of the lock on its own comes back wrapped
+    /// in a new thunk (an allocation per request); a struct's fields are read as they are.
+    private var currentHooks: Hooks { hooks.withLock { $0 } }
 
     private struct Hooks {
         /// Told after a write changed what a bond keeps of the client (a CCCD, Client
@@ -68,22 +71,22 @@ final class PeripheralServerStore: ATTAttributeStore {
         {
             let wanted = configuration.intersection([.notification, .indication])
             report(wanted.isEmpty ? .unsubscribed(request) : .subscribed(request, wanted))
-            hooks.withLock { $0.clientStateChanged }?(context)
+            currentHooks.clientStateChanged?(context)
         } else {
             report(.wrote(request, value: value, withResponse: kind != .command))
-            if attribute.type == GATTUUID.clientSupportedFeatures { hooks.withLock { $0.clientStateChanged }?(context) }
+            if attribute.type == GATTUUID.clientSupportedFeatures { currentHooks.clientStateChanged?(context) }
         }
         return nil
     }
 
     func admit(_ request: ATTPDU, context: ATTServerContext) -> ATTErrorCode? {
-        hooks.withLock { $0.admitting }?(context)
+        currentHooks.admitting?(context)
         let (error, becameAware) = store.admitNotingAwareness(request, context: context)
         // Change-aware is part of what a bonded client's saved state records: else it would
         // come back change-unaware, and be sent Database Out Of Sync, at every reconnection.
         // Saved on a task: a read is admitted and answered on the bearer's thread, the one
         // that reads the controller, and a save writes and syncs the bond file.
-        if becameAware, let changed = hooks.withLock({ $0.clientStateChanged }) { Task { changed(context) } }
+        if becameAware, let changed = currentHooks.clientStateChanged { Task { changed(context) } }
         return error
     }
 

@@ -376,15 +376,19 @@ public final class ATTServer: Sendable {
             return (state.statistics.requestsAnswered, state.answerObserver)
         }
         guard let open else { return }
-        sendWhereItMayWait {
-            do throws(ATTBearerError) {
-                try self.bearer.send(bytes)
-            } catch {
-                self.stop(error, closeLink: false)
-                return
-            }
-            open.observer?(open.answered)
+        // Straight from here when `send` never waits: no closure is made for each answer.
+        guard let waitingSends else { return transmit(bytes, answered: open.answered, observer: open.observer) }
+        waitingSends.async { self.transmit(bytes, answered: open.answered, observer: open.observer) }
+    }
+
+    private func transmit(_ bytes: [UInt8], answered: Int, observer: (@Sendable (Int) -> Void)?) {
+        do throws(ATTBearerError) {
+            try bearer.send(bytes)
+        } catch {
+            stop(error, closeLink: false)
+            return
         }
+        observer?(answered)
     }
 
     /// Runs a send on `waitingSends` when the bearer's `send` may wait, else here.
